@@ -1,0 +1,179 @@
+"""`grounding`: run the pipeline, ask one question. `grounding --help` lists the commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from stages.common.offline import apply_offline_environment
+
+apply_offline_environment()
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+app = typer.Typer(
+    help="Offline answer-grounding pipeline: cited answers or structured refusals, with an audit "
+    "report per answer.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+
+ConfigOption = Annotated[
+    Path, typer.Option("--config", "-c", help="Pipeline config YAML.", show_default=True)
+]
+
+
+def _load(config_path: Path, overrides: list[str]):
+    from flows.config import ConfigError, load_config
+
+    parsed = {}
+    for item in overrides:
+        if "=" not in item:
+            raise typer.BadParameter(f"--set expects key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        import yaml
+
+        parsed[key] = yaml.safe_load(value)
+    try:
+        return load_config(config_path, parsed)
+    except ConfigError as exc:
+        console.print(f"[red]config error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+class StageProgress:
+    """One progress line per stage: spinner while it runs, then 'computed' or 'cache hit'."""
+
+    def __init__(self, enabled: bool) -> None:
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.enabled = enabled
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description:<18}"),
+            BarColumn(bar_width=20),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not enabled,
+        )
+        self.tasks: dict[str, int] = {}
+
+    def __call__(self, event: str, stage: str, result) -> None:
+        if event == "start":
+            self.tasks[stage] = self.progress.add_task(stage, total=1, status="running")
+        elif stage in self.tasks:
+            status = "cache hit" if result and result.ref.cache_hit else "computed"
+            self.progress.update(self.tasks[stage], completed=1, status=status)
+
+
+def _run_pipeline(config, records: list[dict], show_progress: bool):
+    from flows import pipeline
+    from stages.common import progress
+
+    progress.enable(show_progress)
+    bars = StageProgress(show_progress)
+    pipeline.on_stage_event(bars)
+    started = time.perf_counter()
+    with bars.progress:
+        result = pipeline.pipeline_flow(config, records)
+    return result, time.perf_counter() - started
+
+
+def _summary_table(summary: dict) -> Table:
+    table = Table(title="Run summary", show_lines=False)
+    table.add_column("stage")
+    table.add_column("seconds", justify="right")
+    table.add_column("cache", justify="center")
+    table.add_column("rows")
+    for name, info in summary["stages"].items():
+        rows = ", ".join(f"{k}={v}" for k, v in info["rows"].items())
+        table.add_row(name, f"{info['seconds']:.2f}", "hit" if info["cache_hit"] else "miss", rows)
+    return table
+
+
+@app.command()
+def run(
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+    questions: Annotated[
+        Path | None, typer.Option(help="Question file (JSONL, JSON, CSV or Parquet).")
+    ] = None,
+    corpus: Annotated[Path | None, typer.Option(help="Corpus folder (with catalog.yaml).")] = None,
+    set_: Annotated[
+        list[str], typer.Option("--set", help="Override a setting: stage.field=value.")
+    ] = [],  # noqa: B006 - typer needs a literal default
+    progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = True,
+) -> None:
+    """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
+    from flows.pipeline import QuestionError, load_questions
+    from flows.runs import new_run_id, summarize, write_run
+    from stages.store import ArtifactStore
+
+    settings = _load(config, set_)
+    if corpus:
+        settings.corpus = corpus.resolve()
+    path = questions.resolve() if questions else settings.questions
+    try:
+        table = load_questions(path, settings.default_principal, settings.default_query_type)
+    except QuestionError as exc:
+        console.print(f"[red]question error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    result, seconds = _run_pipeline(settings, table.to_pylist(), progress)
+    store = ArtifactStore(settings.store)
+    summary = summarize(result, store, seconds)
+    run_id = new_run_id(result)
+    run_dir = write_run(settings.runs_dir, run_id, result, store, summary)
+    console.print(_summary_table(summary))
+    hits = sum(1 for s in summary["stages"].values() if s["cache_hit"])
+    console.print(
+        f"questions {summary['questions']} | answered {summary['answered']} | refused "
+        f"{summary['refused']} | blocked {summary['blocked']} | errors {summary['errors']} | "
+        f"ingestion errors {summary['ingestion_errors']} | cache hits {hits}/{len(summary['stages'])}"
+        f" | {summary['wall_seconds']:.1f}s"
+    )
+    console.print(f"wrote {run_dir}")
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    principal: Annotated[str | None, typer.Option(help="Who is asking (configs/principals.yaml).")] = None,
+    query_type: Annotated[str | None, typer.Option(help="Query type (configs/sources.yaml).")] = None,
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+    progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = False,
+) -> None:
+    """Answer one question: prints the cited answer, or the structured refusal."""
+    settings = _load(config, [])
+    record = {
+        "question_id": "ask",
+        "question": question,
+        "principal": principal or settings.default_principal,
+        "query_type": query_type or settings.default_query_type,
+    }
+    result, _ = _run_pipeline(settings, [record], progress)
+    answer = result.final_answers.to_pylist()[0]
+    console.print(answer["rendered_answer"] or "(no answer)")
+    if answer["status"] == "answered":
+        for citation in answer["citations"]:
+            page = f", p. {citation['page_number']}" if citation["page_number"] else ""
+            console.print(
+                f"  [{citation['evidence_id']}] {citation['title']} — {citation['section_path']}"
+                f"{page} (doc {citation['doc_id']}, chars {citation['char_start']}–{citation['char_end']})"
+            )
+    else:
+        console.print(
+            f"  status: {answer['status']}; refusal_reason: {answer['refusal_reason']}; "
+            f"missing: {answer['missing']}"
+        )
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    app()

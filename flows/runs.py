@@ -1,0 +1,132 @@
+"""What a run leaves for its users: `runs/<run_id>/` with answers, reports, trace and summary.
+
+The folder is written under a temporary name and renamed at the end, like artifacts: a run
+directory either holds every file or does not exist.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from flows.pipeline import PipelineResult
+from stages.store import ArtifactStore
+
+TRACE_CANDIDATES = 10
+
+
+def new_run_id(result: PipelineResult) -> str:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}-{result.results['guardrails'].ref.key[:8]}"
+
+
+def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float) -> dict[str, Any]:
+    answers = result.final_answers.to_pylist()
+    status_counts = defaultdict(int)
+    for answer in answers:
+        status_counts[answer["status"]] += 1
+    errors = store.read_table(result.results["ingestion"].ref, "ingestion_errors")
+    return {
+        "questions": len(answers),
+        "answered": status_counts["answered"],
+        "refused": status_counts["refused"],
+        "blocked": status_counts["blocked"],
+        "errors": sum(1 for a in answers if a["state"] == "technical_error"),
+        "ingestion_errors": sum(1 for s in errors.column("severity").to_pylist() if s == "error"),
+        "ingestion_warnings": sum(1 for s in errors.column("severity").to_pylist() if s != "error"),
+        "wall_seconds": round(wall_seconds, 2),
+        "stages": {
+            name: {
+                "seconds": round(r.seconds, 3),
+                "cache_hit": r.ref.cache_hit,
+                "key": r.ref.key[:12],
+                "rows": r.rows,
+            }
+            for name, r in result.results.items()
+        },
+    }
+
+
+def _grouped(table: pa.Table, limit_per_pool: int | None = None) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in table.to_pylist():
+        if limit_per_pool and row.get("rank", 0) > limit_per_pool:
+            continue
+        groups[row["question_id"]].append({k: v for k, v in row.items() if k != "question_id"})
+    return groups
+
+
+def build_trace(result: PipelineResult, store: ArtifactStore) -> list[dict]:
+    refs = result.refs
+
+    def load(stage: str, name: str, limit: int | None = None) -> dict[str, list[dict]]:
+        return _grouped(store.read_table(refs[stage], name), limit)
+
+    parts = {
+        "source_selection": load("source_selection", "eligibility"),
+        "queries": load("retrieval", "retrieval_queries"),
+        "retrieval_status": load("retrieval", "retrieval_status"),
+        "candidates": load("retrieval", "candidates", TRACE_CANDIDATES),
+        "ranked": load("rerank", "ranked"),
+        "rerank": load("rerank", "rerank_status"),
+        "evidence": load("evidence", "evidence"),
+        "generation": load("generation", "generations"),
+        "attribution": load("attribution", "attributions"),
+        "guardrails": load("guardrails", "hallucination_reports"),
+    }
+    stage_seconds = {name: round(r.seconds, 4) for name, r in result.results.items()}
+    traces = []
+    for final in result.final_answers.to_pylist():
+        qid = final["question_id"]
+        trace = {"question_id": qid, "question": final["question"]}
+        for part, groups in parts.items():
+            rows = groups.get(qid, [])
+            trace[part] = rows[0] if part in _SINGLE_ROW and rows else rows
+        trace["final"] = final
+        trace["stage_seconds"] = stage_seconds
+        traces.append(trace)
+    return traces
+
+
+_SINGLE_ROW = {"retrieval_status", "rerank", "generation", "attribution", "guardrails"}
+
+
+def write_run(
+    runs_dir: Path, run_id: str, result: PipelineResult, store: ArtifactStore, summary: dict
+) -> Path:
+    final_dir = runs_dir / run_id
+    tmp = runs_dir / f".tmp-{run_id}"
+    tmp.mkdir(parents=True, exist_ok=False)
+    try:
+        run_column = pa.array([run_id] * result.final_answers.num_rows, pa.string())
+        pq.write_table(result.final_answers.add_column(0, "run_id", run_column), tmp / "answers.parquet")
+        report_column = pa.array([run_id] * result.reports.num_rows, pa.string())
+        pq.write_table(result.reports.add_column(0, "run_id", report_column), tmp / "reports.parquet")
+        traces = build_trace(result, store)
+        with open(tmp / "trace.jsonl", "w") as handle:
+            for trace in traces:
+                handle.write(json.dumps(trace, default=str) + "\n")
+        pq.write_table(
+            pa.table(
+                {
+                    "run_id": [run_id] * len(traces),
+                    "question_id": [t["question_id"] for t in traces],
+                    "trace_json": [json.dumps(t, default=str) for t in traces],
+                }
+            ),
+            tmp / "trace.parquet",
+        )
+        (tmp / "summary.json").write_text(json.dumps({"run_id": run_id, **summary}, indent=2))
+        os.rename(tmp, final_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final_dir

@@ -1,0 +1,99 @@
+"""Stage 7, attribution: every [E#] marker must resolve to an evidence span of *this* question.
+
+A marker that resolves to nothing blocks the answer (status `blocked`, reason recorded). A claim
+sentence without any marker is listed for the guardrails. The rendered answer names each source
+the way a reader can check it: "According to <title> (<section>, p. <page>, version <v>, dated
+<date>) …".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict
+
+from stages import contracts
+from stages.common.text import sentence_spans
+
+NAME = "attribution"
+VERSION = "1.0.0"
+
+MARKER_RE = re.compile(r"\[(E\d+)\]")
+CITATION_FIELDS = [f.name for f in contracts.CITATION]
+
+
+class Config(BaseModel):
+    """Attribution has no knobs yet; the class keeps the stage interface uniform."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def markers_in(text: str) -> list[str]:
+    return list(dict.fromkeys(MARKER_RE.findall(text or "")))
+
+
+def source_label(citation: dict) -> str:
+    details = [citation["section_path"] or None]
+    if citation["page_number"] is not None:
+        details.append(f"p. {citation['page_number']}")
+    details.append(f"version {citation['version']}")
+    if citation["published_at"] is not None:
+        details.append(f"dated {citation['published_at'].isoformat()}")
+    return f"{citation['title']} ({', '.join(d for d in details if d)})"
+
+
+def render(answer: str, citations: dict[str, dict]) -> str:
+    parts = []
+    for start, end in sentence_spans(answer):
+        sentence = answer[start:end]
+        ids = markers_in(sentence)
+        if ids and ids[0] in citations:
+            parts.append(f"According to {source_label(citations[ids[0]])}: {sentence}")
+        else:
+            parts.append(sentence)
+    return " ".join(parts)
+
+
+def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
+    answer = generation["answer"]
+    base = {
+        "question_id": generation["question_id"],
+        "answer": answer,
+        "citations": [],
+        "unresolved_markers": [],
+        "unmarked_sentences": [],
+        "blocked_reason": None,
+    }
+    if answer is None:
+        return {**base, "status": "refused", "rendered_answer": None}
+    ids = markers_in(answer)
+    unresolved = [i for i in ids if i not in evidence]
+    declared_unknown = [i for i in generation["citations"] or [] if i not in evidence]
+    citations = {i: {f: evidence[i][f] for f in CITATION_FIELDS} for i in ids if i in evidence}
+    unmarked = [answer[s:e] for s, e in sentence_spans(answer) if not MARKER_RE.search(answer[s:e])]
+    row = {
+        **base,
+        "citations": list(citations.values()),
+        "unresolved_markers": unresolved + declared_unknown,
+        "unmarked_sentences": unmarked,
+    }
+    if unresolved or declared_unknown:
+        bad = ", ".join(f"[{i}]" for i in unresolved + declared_unknown)
+        return {**row, "status": "blocked", "rendered_answer": None, "blocked_reason": f"unresolved citation {bad}"}
+    if not ids:
+        return {**row, "status": "blocked", "rendered_answer": None, "blocked_reason": "answer cites no evidence"}
+    rendered = render(answer, citations)
+    if generation["caveat"]:
+        rendered = f"{generation['caveat']} {rendered}"
+    return {**row, "status": "answered", "rendered_answer": rendered}
+
+
+def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
+    evidence: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in inputs["evidence"].to_pylist():
+        evidence[row["question_id"]][row["evidence_id"]] = row
+    rows = [attribute(g, evidence[g["question_id"]]) for g in inputs["generations"].to_pylist()]
+    return {"attributions": contracts.from_rows(rows, "attributions")}

@@ -1,0 +1,1 @@
+"""Helpers shared by stages: text processing, model loading, offline setup. Not stages themselves."""

