@@ -16,7 +16,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 from stages import contracts
-from stages.common.text import sentence_spans
+from stages.common.text import cited_sentences
 
 NAME = "attribution"
 VERSION = "1.0.0"
@@ -47,13 +47,12 @@ def source_label(citation: dict) -> str:
 
 def render(answer: str, citations: dict[str, dict]) -> str:
     parts = []
-    for start, end in sentence_spans(answer):
-        sentence = answer[start:end]
-        ids = markers_in(sentence)
+    for sentence, ids in cited_sentences(answer):
+        markers = "".join(f"[{i}]" for i in ids)
         if ids and ids[0] in citations:
-            parts.append(f"According to {source_label(citations[ids[0]])}: {sentence}")
+            parts.append(f"According to {source_label(citations[ids[0]])}: {sentence} {markers}")
         else:
-            parts.append(sentence)
+            parts.append(f"{sentence} {markers}".strip())
     return " ".join(parts)
 
 
@@ -73,7 +72,7 @@ def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
     unresolved = [i for i in ids if i not in evidence]
     declared_unknown = [i for i in generation["citations"] or [] if i not in evidence]
     citations = {i: {f: evidence[i][f] for f in CITATION_FIELDS} for i in ids if i in evidence}
-    unmarked = [answer[s:e] for s, e in sentence_spans(answer) if not MARKER_RE.search(answer[s:e])]
+    unmarked = [sentence for sentence, cited in cited_sentences(answer) if not cited]
     row = {
         **base,
         "citations": list(citations.values()),

@@ -24,8 +24,9 @@ VERSION = "1.0.0"
 
 ANSWERABLE_STATES = ("success", "low_relevance")
 QUANTITY_QUESTION_RE = re.compile(
-    r"\b(how (much|many|long|often|soon)|what (is|are) the (price|cost|fee|rate|percentage)|when|"
-    r"what date|which date|what version|what percentage|how high|how low)\b",
+    r"\b(how (much|many|long|often|soon|high|low|fast)|when|what date|which (date|version|release)|"
+    r"price|cost|fee|rate|limit|percentage|version|deadline|period|cap|amount|number|"
+    r"minimum|maximum|days|weeks|months|hours|years)\b",
     re.IGNORECASE,
 )
 
@@ -64,7 +65,7 @@ def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
         heading = f"{chunk['title']} {chunk['section_path']}"
         for start, end in sentence_spans(chunk["text"]):
             sentence = chunk["text"][start:end]
-            if len(content_tokens(sentence)) < config.min_span_tokens:
+            if sentence.endswith("?") or len(content_tokens(sentence)) < config.min_span_tokens:
                 continue
             score = score_sentence(sub_tokens, sentence, heading, wants_quantity)
             if score < config.min_span_coverage:

@@ -21,12 +21,11 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common.text import content_tokens, coverage, numbers_in, sentence_spans
+from stages.common.text import cited_sentences, content_tokens, coverage, numbers_in
 
 NAME = "guardrails"
 VERSION = "1.0.0"
 
-MARKER_RE = re.compile(r"\s*\[E\d+\]")
 INJECTION_RE = re.compile(
     r"\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|all)\b.{0,20}\binstructions?\b"
     r"|\byou are now\b|\bsystem prompt\b|\bdo not tell the user\b",
@@ -59,15 +58,8 @@ class Config(BaseModel):
 
 
 def claims_of(answer: str) -> list[tuple[str, list[str]]]:
-    """(claim text without markers, cited evidence ids) per sentence of the answer."""
-    claims = []
-    for start, end in sentence_spans(answer):
-        sentence = answer[start:end]
-        ids = re.findall(r"\[(E\d+)\]", sentence)
-        text = MARKER_RE.sub("", sentence).strip()
-        if text:
-            claims.append((text, ids))
-    return claims
+    """(claim text without markers, cited evidence ids): one claim per sentence of the answer."""
+    return [(text, ids) for text, ids in cited_sentences(answer) if text.strip()]
 
 
 def score_claim(text: str, spans: list[str]) -> tuple[float, bool, list[str]]:

@@ -14,6 +14,7 @@ Its output is read as the probability that the chunk answers the question, so th
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
 from stages.common import models, progress
-from stages.common.text import content_tokens, coverage
+from stages.common.text import STOPWORDS, content_tokens, coverage, stem
 
+ENTITY_RE = re.compile(r"\b[A-Z][\w&-]{2,}")
 NAME = "rerank"
 VERSION = "1.0.0"
 
@@ -39,15 +41,26 @@ class Config(BaseModel):
     weight_dense: float = 6.0
     weight_coverage: float = 5.0
     bias: float = -5.5
+    entity_floor: float = Field(
+        0.5, ge=0, le=1, description="confidence factor when none of the question's names occur"
+    )
     top_n: int = Field(8, ge=1, description="chunks passed to evidence extraction")
     per_doc_cap: int = Field(3, ge=1)
     mmr_lambda: float = Field(0.75, ge=0, le=1)
     embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
 
 
-def calibrated(dense: float, cover: float, config: Config) -> float:
+def calibrated(dense: float, cover: float, entity_cover: float, config: Config) -> float:
+    """P(chunk answers the question); a chunk about another named party is scaled down."""
     z = config.weight_dense * dense + config.weight_coverage * cover + config.bias
-    return 1.0 / (1.0 + math.exp(-z))
+    entity_factor = config.entity_floor + (1 - config.entity_floor) * entity_cover
+    return entity_factor / (1.0 + math.exp(-z))
+
+
+def named_entities(question: str) -> set[str]:
+    """Capitalised words after the first (e.g. 'Initech', 'Contoso'): the parties asked about."""
+    names = {w for w in ENTITY_RE.findall(question)[1:] if not w.isupper()}
+    return {stem(w.lower()) for w in names if w.lower() not in STOPWORDS}
 
 
 def state_for(confidence: float | None, config: Config) -> str:
@@ -110,19 +123,18 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             state_rows.append(_state(qid, "technical_error", None, None, error))
             continue
         query_tokens = set(content_tokens(question["question"]))
+        entities = named_entities(question["question"])
         best: dict[str, float | None] = {}
         for pool in ("eligible", "stale"):
             candidates = by_question.get((qid, pool), [])
             rows = [row_of[c["chunk_id"]] for c in candidates]
             vectors = np.vstack([index.reconstruct(r) for r in rows]) if rows else np.zeros((0, 1))
-            confidences = [
-                calibrated(
-                    float(vectors[i] @ question_vectors[position]),
-                    coverage(query_tokens, set(content_tokens(chunk_text[row]))),
-                    config,
-                )
-                for i, row in enumerate(rows)
-            ]
+            confidences = []
+            for i, row in enumerate(rows):
+                tokens = set(content_tokens(chunk_text[row]))
+                entity_cover = coverage(entities, tokens) if entities else 1.0
+                cosine = float(vectors[i] @ question_vectors[position])
+                confidences.append(calibrated(cosine, coverage(query_tokens, tokens), entity_cover, config))
             best[pool] = max(confidences, default=None)
             if pool != "eligible":
                 continue

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
 
 TOKEN_RE = re.compile(r"[0-9]+(?:[.,:][0-9]+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
@@ -33,14 +36,51 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased word and number tokens, stopwords kept (BM25 handles their weight)."""
+_STEMMER = snowballstemmer.stemmer("english")
+MARKER_GROUP_RE = re.compile(r"((?:\s*\[E\d+\])+)")
+MARKER_ID_RE = re.compile(r"\[(E\d+)\]")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    return word if word[0].isdigit() else _STEMMER.stemWord(word)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word and number tokens, unstemmed."""
     return [token.lower().replace("’", "'") for token in TOKEN_RE.findall(text)]
 
 
+def tokenize(text: str) -> list[str]:
+    """Stemmed tokens, stopwords kept (BM25 handles their weight): 'governed' matches 'governs'."""
+    return [stem(word) for word in words(text)]
+
+
 def content_tokens(text: str) -> list[str]:
-    """Tokens that carry meaning: no stopwords, no one-letter words."""
-    return [t for t in tokenize(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    """Stemmed tokens that carry meaning: no stopwords, no one-letter words."""
+    return [
+        stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())
+    ]
+
+
+def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
+    """Split an answer into (sentence without markers, evidence ids cited right after it).
+
+    A marker group such as "[E1][E2]" closes the sentence before it; text with no marker is
+    split into plain sentences that cite nothing.
+    """
+    pieces = MARKER_GROUP_RE.split(answer or "")
+    result = []
+    for index in range(0, len(pieces), 2):
+        text = pieces[index]
+        ids = MARKER_ID_RE.findall(pieces[index + 1]) if index + 1 < len(pieces) else []
+        sentences = [text[s:e] for s, e in sentence_spans(text)]
+        if not sentences:
+            continue
+        for sentence in sentences[:-1]:
+            result.append((sentence, []))
+        result.append((sentences[-1], ids))
+    return result
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
