@@ -135,8 +135,8 @@ def run(
     console.print(
         f"questions {summary['questions']} | answered {summary['answered']} | refused "
         f"{summary['refused']} | blocked {summary['blocked']} | errors {summary['errors']} | "
-        f"ingestion errors {summary['ingestion_errors']} | cache hits {hits}/{len(summary['stages'])}"
-        f" | {summary['wall_seconds']:.1f}s"
+        f"ingestion errors {summary['ingestion_errors']} | "
+        f"cache hits {hits}/{len(summary['stages'])} | {summary['wall_seconds']:.1f}s"
     )
     console.print(f"wrote {run_dir}")
 
@@ -144,8 +144,12 @@ def run(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question to answer.")],
-    principal: Annotated[str | None, typer.Option(help="Who is asking (configs/principals.yaml).")] = None,
-    query_type: Annotated[str | None, typer.Option(help="Query type (configs/sources.yaml).")] = None,
+    principal: Annotated[
+        str | None, typer.Option(help="Who is asking (configs/principals.yaml).")
+    ] = None,
+    query_type: Annotated[
+        str | None, typer.Option(help="Query type (configs/sources.yaml).")
+    ] = None,
     config: ConfigOption = Path("configs/pipeline.yaml"),
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = False,
 ) -> None:
@@ -165,7 +169,8 @@ def ask(
             page = f", p. {citation['page_number']}" if citation["page_number"] else ""
             console.print(
                 f"  [{citation['evidence_id']}] {citation['title']} — {citation['section_path']}"
-                f"{page} (doc {citation['doc_id']}, chars {citation['char_start']}–{citation['char_end']})"
+                f"{page} (doc {citation['doc_id']}, "
+                f"chars {citation['char_start']}–{citation['char_end']})"
             )
     else:
         console.print(

@@ -64,7 +64,9 @@ def _stage_section(root: Path, section: dict) -> dict:
     return merged
 
 
-def load_config(path: Path | str = DEFAULT_CONFIG, overrides: dict[str, Any] | None = None) -> PipelineConfig:
+def load_config(
+    path: Path | str = DEFAULT_CONFIG, overrides: dict[str, Any] | None = None
+) -> PipelineConfig:
     """Read the pipeline config; `overrides` maps 'stage.field' or a top-level key to a value."""
     path = Path(path)
     root = _project_root(path)
@@ -72,7 +74,9 @@ def load_config(path: Path | str = DEFAULT_CONFIG, overrides: dict[str, Any] | N
     sections = raw.get("stages", {}) or {}
     unknown = set(sections) - set(STAGES)
     if unknown:
-        raise ConfigError(f"{path}: unknown stage sections {sorted(unknown)}; known: {list(STAGES)}")
+        raise ConfigError(
+            f"{path}: unknown stage sections {sorted(unknown)}; known: {list(STAGES)}"
+        )
     merged = {name: _stage_section(root, sections.get(name) or {}) for name in STAGES}
     for key, value in (overrides or {}).items():
         if "." in key:

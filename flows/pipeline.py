@@ -1,4 +1,4 @@
-"""The Prefect flow: eight stages (ingestion split into parse + index) over content-addressed artifacts.
+"""The Prefect flow: the stages (ingestion = parse + index) over content-addressed artifacts.
 
 Tasks receive and return `ArtifactRef`s, never DataFrames. The artifact store is the cache: a
 stage's key hashes its name, VERSION, config and input artifact keys, so Prefect's own result
@@ -76,7 +76,9 @@ def load_questions(path: Path, default_principal: str, default_query_type: str) 
         frame = pd.read_parquet(path)
     else:
         raise QuestionError(f"{path}: unsupported question file type {suffix!r}")
-    return questions_table(frame.to_dict("records"), default_principal, default_query_type, str(path))
+    return questions_table(
+        frame.to_dict("records"), default_principal, default_query_type, str(path)
+    )
 
 
 def questions_table(
@@ -187,10 +189,20 @@ def _row_counts(store: ArtifactStore, ref: ArtifactRef) -> dict[str, int]:
 def stage_task(
     store_root: str, name: str, config: BaseModel, refs: dict[str, ArtifactRef]
 ) -> StageResult:
-    _notify("start", name)
-    result = execute_stage(ArtifactStore(store_root), name, config, refs)
-    _notify("done", name, result)
-    return result
+    return execute_stage(ArtifactStore(store_root), name, config, refs)
+
+
+StageRunner = Callable[[ArtifactStore, str, BaseModel, dict[str, ArtifactRef]], StageResult]
+
+
+def prefect_stage_runner(
+    store: ArtifactStore, name: str, config: BaseModel, refs: dict[str, ArtifactRef]
+) -> StageResult:
+    """Each stage as its own Prefect task run, named after the stage, tagged with its VERSION."""
+    named = stage_task.with_options(
+        name=name, task_run_name=f"{name}-v{STAGES[name].VERSION}", tags=[f"stage:{name}"]
+    )
+    return named(str(store.root), name, config, refs)
 
 
 @dataclass
@@ -204,7 +216,10 @@ class PipelineResult:
         return {name: result.ref for name, result in self.results.items()}
 
 
-def run_stages(config: PipelineConfig, questions: pa.Table) -> PipelineResult:
+def run_stages(
+    config: PipelineConfig, questions: pa.Table, runner: StageRunner = execute_stage
+) -> PipelineResult:
+    """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow."""
     store = ArtifactStore(config.store)
     _notify("start", "sources")
     results = {
@@ -214,8 +229,9 @@ def run_stages(config: PipelineConfig, questions: pa.Table) -> PipelineResult:
     _notify("done", "sources", results["corpus"])
     for name in STAGES:
         refs = {producer: results[producer].ref for producer in set(WIRING[name].values())}
-        task_for_stage = stage_task.with_options(name=name, task_run_name=name)
-        results[name] = task_for_stage(str(config.store), name, config.stage_config(name), refs)
+        _notify("start", name)
+        results[name] = runner(store, name, config.stage_config(name), refs)
+        _notify("done", name, results[name])
     final = results["guardrails"].ref
     return PipelineResult(
         results=results,
@@ -227,4 +243,4 @@ def run_stages(config: PipelineConfig, questions: pa.Table) -> PipelineResult:
 @flow(name="grounding-pipeline", log_prints=True, validate_parameters=False)
 def pipeline_flow(config: PipelineConfig, questions: list[dict]) -> PipelineResult:
     table = questions_table(questions, config.default_principal, config.default_query_type)
-    return run_stages(config, table)
+    return run_stages(config, table, prefect_stage_runner)

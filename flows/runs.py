@@ -107,9 +107,13 @@ def write_run(
     tmp.mkdir(parents=True, exist_ok=False)
     try:
         run_column = pa.array([run_id] * result.final_answers.num_rows, pa.string())
-        pq.write_table(result.final_answers.add_column(0, "run_id", run_column), tmp / "answers.parquet")
+        pq.write_table(
+            result.final_answers.add_column(0, "run_id", run_column), tmp / "answers.parquet"
+        )
         report_column = pa.array([run_id] * result.reports.num_rows, pa.string())
-        pq.write_table(result.reports.add_column(0, "run_id", report_column), tmp / "reports.parquet")
+        pq.write_table(
+            result.reports.add_column(0, "run_id", report_column), tmp / "reports.parquet"
+        )
         traces = build_trace(result, store)
         with open(tmp / "trace.jsonl", "w") as handle:
             for trace in traces:

@@ -38,21 +38,53 @@ GROUPS = {"everyone", "hr", "sales", "support"}
 TIERS = {"canonical", "verified", "community", "untrusted"}
 QUERY_TYPES = {"general", "pricing", "contract", "policy", "hr", "sla", "support"}
 CATEGORIES = {
-    "answerable", "missing_document", "close_but_wrong", "stale_only", "permission_restricted",
-    "permission_granted", "conflicting_sources", "numbers_dates", "multi_part",
+    "answerable",
+    "missing_document",
+    "close_but_wrong",
+    "stale_only",
+    "permission_restricted",
+    "permission_granted",
+    "conflicting_sources",
+    "numbers_dates",
+    "multi_part",
 }
 REFUSALS = {"insufficient_evidence", "no_permission", "stale_only", "conflicting_sources"}
 MIN_COUNTS = {
-    "answerable": 20, "missing_document": 8, "close_but_wrong": 6, "stale_only": 3,
-    "permission_restricted": 4, "permission_granted": 4, "conflicting_sources": 3,
-    "numbers_dates": 10, "multi_part": 6,
+    "answerable": 20,
+    "missing_document": 8,
+    "close_but_wrong": 6,
+    "stale_only": 3,
+    "permission_restricted": 4,
+    "permission_granted": 4,
+    "conflicting_sources": 3,
+    "numbers_dates": 10,
+    "multi_part": 6,
 }
-CATALOG_KEYS = {"path", "doc_id", "title", "version", "published_at", "last_modified",
-                "permission_set", "trust_tier", "language", "doc_type"}
+CATALOG_KEYS = {
+    "path",
+    "doc_id",
+    "title",
+    "version",
+    "published_at",
+    "last_modified",
+    "permission_set",
+    "trust_tier",
+    "language",
+    "doc_type",
+}
 OPTIONAL_KEYS = {"subject", "supersedes"}
-QUESTION_KEYS = ["question_id", "question", "principal", "query_type", "category",
-                 "expected_behavior", "gold_answers", "gold_doc_ids",
-                 "expected_refusal_reason", "notes"]
+QUESTION_KEYS = [
+    "question_id",
+    "question",
+    "principal",
+    "query_type",
+    "category",
+    "expected_behavior",
+    "gold_answers",
+    "gold_doc_ids",
+    "expected_refusal_reason",
+    "notes",
+]
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 errors: list[str] = []
@@ -76,9 +108,11 @@ def extract_text(path: Path) -> str:
         return html.unescape(re.sub(r"<[^>]+>", " ", raw))
     if suf == ".pdf":
         from pdfminer.high_level import extract_text as pdf_text
+
         return pdf_text(str(path))
     if suf == ".docx":
         import docx
+
         d = docx.Document(str(path))
         parts = [p.text for p in d.paragraphs]
         for t in d.tables:
@@ -194,8 +228,10 @@ def main() -> int:
                 hit_text = any(a in texts.get(d, "") for d in q["gold_doc_ids"])
                 hit_src = any(a in sources.get(d, texts.get(d, "")) for d in q["gold_doc_ids"])
                 if not (hit_text and hit_src):
-                    err(f"{qid}: gold answer {ans!r} not found in {q['gold_doc_ids']} "
-                        f"(extracted={hit_text}, source={hit_src})")
+                    err(
+                        f"{qid}: gold answer {ans!r} not found in {q['gold_doc_ids']} "
+                        f"(extracted={hit_text}, source={hit_src})"
+                    )
         elif q["expected_behavior"] == "refuse":
             if q["expected_refusal_reason"] not in REFUSALS:
                 err(f"{qid}: bad refusal reason {q['expected_refusal_reason']}")
@@ -219,8 +255,11 @@ def main() -> int:
             err(f"category {c}: {cats[c]} questions (< {m})")
 
     beh = collections.Counter(q.get("expected_behavior") for q in questions)
-    reasons = collections.Counter(q.get("expected_refusal_reason") for q in questions
-                                  if q.get("expected_behavior") == "refuse")
+    reasons = collections.Counter(
+        q.get("expected_refusal_reason")
+        for q in questions
+        if q.get("expected_behavior") == "refuse"
+    )
     print(f"documents: {len(entries)}  formats: {dict(sorted(fmt_counts.items()))}")
     print(f"questions: {len(questions)}  behaviour: {dict(beh)}  refusal reasons: {dict(reasons)}")
     print("| category | count |")

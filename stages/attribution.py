@@ -39,7 +39,8 @@ def source_label(citation: dict) -> str:
     details = [citation["section_path"] or None]
     if citation["page_number"] is not None:
         details.append(f"p. {citation['page_number']}")
-    details.append(f"version {citation['version']}")
+    if citation["version"]:
+        details.append(f"version {citation['version']}")
     if citation["published_at"] is not None:
         details.append(f"dated {citation['published_at'].isoformat()}")
     return f"{citation['title']} ({', '.join(d for d in details if d)})"
@@ -70,7 +71,9 @@ def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
         return {**base, "status": "refused", "rendered_answer": None}
     ids = markers_in(answer)
     unresolved = [i for i in ids if i not in evidence]
-    declared_unknown = [i for i in generation["citations"] or [] if i not in evidence]
+    declared_unknown = [
+        i for i in generation["citations"] or [] if i not in evidence and i not in unresolved
+    ]
     citations = {i: {f: evidence[i][f] for f in CITATION_FIELDS} for i in ids if i in evidence}
     unmarked = [sentence for sentence, cited in cited_sentences(answer) if not cited]
     row = {
@@ -81,9 +84,19 @@ def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
     }
     if unresolved or declared_unknown:
         bad = ", ".join(f"[{i}]" for i in unresolved + declared_unknown)
-        return {**row, "status": "blocked", "rendered_answer": None, "blocked_reason": f"unresolved citation {bad}"}
+        return {
+            **row,
+            "status": "blocked",
+            "rendered_answer": None,
+            "blocked_reason": f"unresolved citation {bad}",
+        }
     if not ids:
-        return {**row, "status": "blocked", "rendered_answer": None, "blocked_reason": "answer cites no evidence"}
+        return {
+            **row,
+            "status": "blocked",
+            "rendered_answer": None,
+            "blocked_reason": "answer cites no evidence",
+        }
     rendered = render(answer, citations)
     if generation["caveat"]:
         rendered = f"{generation['caveat']} {rendered}"

@@ -43,7 +43,9 @@ class Config(BaseModel):
     as_of: dt.date | None = None
 
 
-def score_sentence(sub_tokens: set[str], sentence: str, heading: str, wants_quantity: bool) -> float:
+def score_sentence(
+    sub_tokens: set[str], sentence: str, heading: str, wants_quantity: bool
+) -> float:
     sentence_tokens = set(content_tokens(sentence))
     own = coverage(sub_tokens, sentence_tokens)
     if own == 0:
@@ -88,7 +90,9 @@ def select_spans(per_sub: list[list[dict]], config: Config) -> list[tuple[int, d
     seen: set[tuple[str, int]] = set()
     per_doc: Counter[str] = Counter()
     cursors = [0] * len(per_sub)
-    while len(chosen) < config.max_spans and any(c < len(s) for c, s in zip(cursors, per_sub, strict=True)):
+    while len(chosen) < config.max_spans and any(
+        c < len(s) for c, s in zip(cursors, per_sub, strict=True)
+    ):
         for sub_index, spans in enumerate(per_sub):
             while cursors[sub_index] < len(spans):
                 span = spans[cursors[sub_index]]
@@ -119,7 +123,9 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     states = {r["question_id"]: r["state"] for r in inputs["rerank_status"].to_pylist()}
     ranked = defaultdict(list)
     for row in inputs["ranked"].to_pylist():
-        ranked[row["question_id"]].append({**chunks[row["chunk_id"]], "confidence": row["confidence"]})
+        ranked[row["question_id"]].append(
+            {**chunks[row["chunk_id"]], "confidence": row["confidence"]}
+        )
     decompositions = defaultdict(list)
     for row in inputs["retrieval_queries"].to_pylist():
         if row["rewrite_kind"] == "decomposition":

@@ -105,7 +105,9 @@ class ExtractiveBackend:
             if not items:
                 missing.append(sub_question)
                 continue
-            keep = [i for i in items if i.score >= self.config.second_sentence_ratio * items[0].score]
+            keep = [
+                i for i in items if i.score >= self.config.second_sentence_ratio * items[0].score
+            ]
             chosen.extend(keep[: self.config.sentences_per_part])
         if not chosen:
             return self._refusal(request, "insufficient_evidence")
@@ -150,7 +152,9 @@ def make_backend(config: Config) -> Backend:
     return ExtractiveBackend(config)
 
 
-def build_request(question: dict, status: dict | None, evidence: list[dict], subs: list[str]) -> Request:
+def build_request(
+    question: dict, status: dict | None, evidence: list[dict], subs: list[str]
+) -> Request:
     state = status["state"] if status else "technical_error"
     return Request(
         question=question["question"],

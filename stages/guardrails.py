@@ -4,6 +4,8 @@ Each answer is split into claims (its sentences). A claim is scored against the 
 (all evidence of the question when it cites none):
 
 - every number, amount, percentage or date in the claim must occur in those spans, else 0;
+- every name (capitalised word) in the claim must occur in those spans, else 0;
+- a claim resting on a span that contains an instruction scores 0 (injection is data);
 - otherwise the score is the share of the claim's content words found in those spans.
 
 The answer is blocked when attribution already blocked it, when its weakest claim scores below
@@ -21,7 +23,14 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common.text import cited_sentences, content_tokens, coverage, numbers_in
+from stages.common.text import (
+    STOPWORDS,
+    cited_sentences,
+    content_tokens,
+    coverage,
+    critical_values,
+    words,
+)
 
 NAME = "guardrails"
 VERSION = "1.0.0"
@@ -37,6 +46,8 @@ PII_PATTERNS = {
     "card_number": r"\b(?:\d[ -]?){13,16}\b",
     "phone": r"(?<![\w.])\+?\d{1,3}[ .-]?\(?\d{2,4}\)?(?:[ .-]?\d{3,4}){2,3}\b",
 }
+NAME_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]?[\w&-]*|\b[A-Z]{2,}\b")
+PII_PRECEDENCE = ("email", "iban", "card_number", "phone")
 BLOCKED_TEMPLATE = (
     "I can't give a verified answer to this question: {failure}. Please consult the source "
     "documents directly or ask a colleague with access."
@@ -65,11 +76,18 @@ def claims_of(answer: str) -> list[tuple[str, list[str]]]:
 def score_claim(text: str, spans: list[str]) -> tuple[float, bool, list[str]]:
     """(score, critical, reasons) for one claim against its supporting spans."""
     support = " ".join(spans)
-    claim_numbers = numbers_in(text)
-    critical = bool(claim_numbers)
-    missing = sorted(claim_numbers - numbers_in(support))
+    claim_values = critical_values(text)
+    critical = bool(claim_values)
+    missing = sorted(claim_values - critical_values(support))
     if missing:
-        return 0.0, critical, [f"figure not in evidence: {', '.join(missing)}"]
+        shown = ", ".join(v.removeprefix("date:") for v in missing)
+        return 0.0, critical, [f"figure or date not in evidence: {shown}"]
+    names = {w for w in NAME_RE.findall(text) if w.lower() not in STOPWORDS}
+    unknown_names = sorted(n for n in names if n.lower() not in set(words(support)))
+    if unknown_names:
+        return 0.0, True, [f"name not in evidence: {', '.join(unknown_names)}"]
+    if any(INJECTION_RE.search(span) for span in spans):
+        return 0.0, critical, ["rests on a span that contains an instruction"]
     score = coverage(set(content_tokens(text)), set(content_tokens(support)))
     reasons = [] if score >= 0.999 else [f"{score:.0%} of the claim's words found in evidence"]
     return score, critical, reasons
@@ -87,14 +105,23 @@ def follows_injection(answer: str, evidence_texts: list[str]) -> bool:
 def redact(text: str | None, kinds: list[str]) -> tuple[str | None, list[dict]]:
     if not text:
         return text, []
-    found = []
-    for kind in kinds:
-        for match in re.finditer(PII_PATTERNS[kind], text):
-            if not any(match.start() < f["end"] and f["start"] < match.end() for f in found):
-                found.append({"kind": kind, "start": match.start(), "end": match.end()})
+    matches = [
+        {"kind": kind, "start": m.start(), "end": m.end()}
+        for kind in PII_PRECEDENCE
+        if kind in kinds
+        for m in re.finditer(PII_PATTERNS[kind], text)
+    ]
+    found: list[dict] = []
+    for match in matches:  # in precedence order: an IBAN is never half-claimed by "phone"
+        if not any(match["start"] < f["end"] and f["start"] < match["end"] for f in found):
+            found.append(match)
     redacted = text
     for item in sorted(found, key=lambda f: -f["start"]):
-        redacted = redacted[: item["start"]] + f"[REDACTED {item['kind'].upper()}]" + redacted[item["end"] :]
+        redacted = (
+            redacted[: item["start"]]
+            + f"[REDACTED {item['kind'].upper()}]"
+            + redacted[item["end"] :]
+        )
     return redacted, sorted(found, key=lambda f: f["start"])
 
 
@@ -110,7 +137,14 @@ def check(attribution: dict, generation: dict, evidence: dict[str, str], config:
         score, critical, why = score_claim(text, spans)
         status = "supported" if score >= config.emit_threshold else "unsupported"
         claims.append(
-            {"text": text, "evidence_ids": ids, "score": score, "critical": critical, "status": status, "reasons": why}
+            {
+                "text": text,
+                "evidence_ids": ids,
+                "score": score,
+                "critical": critical,
+                "status": status,
+                "reasons": why,
+            }
         )
     overall = min((c["score"] for c in claims), default=0.0)
     if attribution["status"] == "blocked":
@@ -121,7 +155,12 @@ def check(attribution: dict, generation: dict, evidence: dict[str, str], config:
         reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
     if follows_injection(answer or "", list(evidence.values())):
         reasons.append("answer repeats an instruction found in a document")
-    return {"claims": claims, "overall_score": overall, "action": "block" if reasons else "emit", "reasons": reasons}
+    return {
+        "claims": claims,
+        "overall_score": overall,
+        "action": "block" if reasons else "emit",
+        "reasons": reasons,
+    }
 
 
 def _failure_mode(reasons: list[str]) -> str:
@@ -156,7 +195,9 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     }
 
 
-def _final_answer(question: dict, attribution: dict, generation: dict, report: dict, confidence) -> dict:
+def _final_answer(
+    question: dict, attribution: dict, generation: dict, report: dict, confidence
+) -> dict:
     base = {
         "question_id": question["question_id"],
         "question": question["question"],
@@ -167,11 +208,25 @@ def _final_answer(question: dict, attribution: dict, generation: dict, report: d
         "confidence": confidence,
     }
     if attribution["status"] == "refused":
-        template = REFUSAL_TEMPLATES.get(generation["refusal_reason"], REFUSAL_TEMPLATES["insufficient_evidence"])
-        return {**base, "status": "refused", "answer": None, "rendered_answer": template, "citations": []}
+        template = REFUSAL_TEMPLATES.get(
+            generation["refusal_reason"], REFUSAL_TEMPLATES["insufficient_evidence"]
+        )
+        return {
+            **base,
+            "status": "refused",
+            "answer": None,
+            "rendered_answer": template,
+            "citations": [],
+        }
     if report["action"] == "block":
         rendered = BLOCKED_TEMPLATE.format(failure=_failure_mode(report["reasons"]))
-        return {**base, "status": "blocked", "answer": None, "rendered_answer": rendered, "citations": []}
+        return {
+            **base,
+            "status": "blocked",
+            "answer": None,
+            "rendered_answer": rendered,
+            "citations": [],
+        }
     return {
         **base,
         "status": "answered",

@@ -105,9 +105,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
             strict=True,
         )
     ]
-    postings, vocab = bm25_weights([tokenize(t) for t in texts], config.k1, config.b, config.epsilon)
+    postings, vocab = bm25_weights(
+        [tokenize(t) for t in texts], config.k1, config.b, config.epsilon
+    )
     embedder = models.load_embedder(config.embedding_model)
-    dimension = int(embedder.get_sentence_embedding_dimension())
+    dimension = int(models.embedding_dimension(embedder))
     batches = [texts[i : i + 256] for i in range(0, len(texts), 256)]
     parts = [
         models.embed(config.embedding_model, batch, config.embedding_batch_size)

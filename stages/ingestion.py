@@ -28,7 +28,7 @@ from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
 
 NAME = "ingestion"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt", ".pdf", ".docx")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
@@ -275,12 +275,27 @@ def _partition(path: str, data: bytes, config: Config) -> list[Any]:
     if suffix == ".pdf":
         from unstructured.partition.pdf import partition_pdf
 
+        _check_pdf_structure(data)
+
         return partition_pdf(file=io.BytesIO(data), strategy=config.pdf_strategy)
     if suffix == ".docx":
         from unstructured.partition.docx import partition_docx
 
         return partition_docx(file=io.BytesIO(data))
     raise IngestError("unsupported_type", f"no parser for {suffix or 'files without suffix'}")
+
+
+def _check_pdf_structure(data: bytes) -> None:
+    """pdfminer returns no elements for a corrupt PDF; tell corrupt apart from text-less."""
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    try:
+        pages = len(PdfReader(io.BytesIO(data)).pages)
+    except (PyPdfError, ValueError, OSError) as exc:
+        raise IngestError("parse_error", f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
+    if pages == 0:
+        raise IngestError("parse_error", "corrupt PDF: no pages")
 
 
 def _is_heading(element: Any, text: str) -> bool:
@@ -325,7 +340,9 @@ def _layout(blocks: list[Block]) -> str:
 
 def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta, config: Config):
     if data is None or size > config.max_file_bytes:
-        raise IngestError("too_large", f"{size} bytes exceeds max_file_bytes={config.max_file_bytes}")
+        raise IngestError(
+            "too_large", f"{size} bytes exceeds max_file_bytes={config.max_file_bytes}"
+        )
     if size == 0:
         raise IngestError("empty_file", "zero-byte file")
     try:
@@ -352,7 +369,13 @@ def _pieces(blocks: list[Block]) -> list[Piece]:
         if block.kind == "text":
             for start, end in sentence_spans(block.text):
                 pieces.append(
-                    Piece(block.start + start, block.start + end, block.section_path, block.page, "text")
+                    Piece(
+                        block.start + start,
+                        block.start + end,
+                        block.section_path,
+                        block.page,
+                        "text",
+                    )
                 )
         else:
             pieces.append(Piece(block.start, block.end, block.section_path, block.page, block.kind))
@@ -365,8 +388,12 @@ def chunk_spans(blocks: list[Block], size: int, overlap: int) -> list[list[Piece
     for piece in _pieces(blocks):
         if current and _must_close(current, piece, size):
             chunks.append(current)
-            same_section = piece.section_path == current[0].section_path
-            current = _overlap_tail(current, overlap) if same_section and piece.kind == "text" else []
+            continues = (
+                piece.kind == "text"
+                and piece.section_path == current[0].section_path
+                and piece.page == current[-1].page
+            )
+            current = _overlap_tail(current, overlap) if continues else []
         current.append(piece)
     if current:
         chunks.append(current)
@@ -375,6 +402,8 @@ def chunk_spans(blocks: list[Block], size: int, overlap: int) -> list[list[Piece
 
 def _must_close(current: list[Piece], piece: Piece, size: int) -> bool:
     only_headings = all(p.kind == "heading" for p in current)
+    if piece.page != current[-1].page:
+        return True  # a chunk never spans pages, so a citation's page is exact
     if piece.kind == "heading":
         return not only_headings
     if current[-1].kind == "table":
@@ -409,8 +438,12 @@ def _digest(text: str) -> str:
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     patch_unstructured_spacy()
     table = inputs["corpus_files"]
-    files = dict(zip(table.column("path").to_pylist(), table.column("content").to_pylist(), strict=True))
-    sizes = dict(zip(table.column("path").to_pylist(), table.column("size_bytes").to_pylist(), strict=True))
+    files = dict(
+        zip(table.column("path").to_pylist(), table.column("content").to_pylist(), strict=True)
+    )
+    sizes = dict(
+        zip(table.column("path").to_pylist(), table.column("size_bytes").to_pylist(), strict=True)
+    )
     errors: list[dict] = []
     metadata = _collect_metadata(files, errors)
     indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
@@ -427,7 +460,12 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         if meta is None:
             meta = _default_meta(path, config)
             errors.append(
-                _error(path, "missing_metadata", "no catalog entry or sidecar: defaults used", "warning")
+                _error(
+                    path,
+                    "missing_metadata",
+                    "no catalog entry or sidecar: defaults used",
+                    "warning",
+                )
             )
         if meta.doc_id in seen_ids:
             errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
@@ -484,10 +522,14 @@ def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
 def _chunk_rows(parsed: ParsedDocument, config: Config, indexed_at: dt.datetime) -> list[dict]:
     document = _document_row(parsed, indexed_at)
     rows = []
-    for index, pieces in enumerate(chunk_spans(parsed.blocks, config.chunk_size, config.chunk_overlap)):
+    for index, pieces in enumerate(
+        chunk_spans(parsed.blocks, config.chunk_size, config.chunk_overlap)
+    ):
         start, end = pieces[0].start, pieces[-1].end
         text = parsed.text[start:end]
-        section = next((p.section_path for p in pieces if p.kind != "heading"), pieces[-1].section_path)
+        section = next(
+            (p.section_path for p in pieces if p.kind != "heading"), pieces[-1].section_path
+        )
         rows.append(
             {
                 **{k: document[k] for k in _INHERITED},

@@ -77,6 +77,7 @@ def mmr_select(
     per_doc: Counter[str] = Counter()
     remaining = list(range(len(confidences)))
     while remaining and len(chosen) < config.top_n:
+
         def marginal(i: int) -> float:
             redundancy = max((float(vectors[i] @ vectors[j]) for j in chosen), default=0.0)
             return config.mmr_lambda * confidences[i] - (1 - config.mmr_lambda) * redundancy
@@ -134,7 +135,9 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 tokens = set(content_tokens(chunk_text[row]))
                 entity_cover = coverage(entities, tokens) if entities else 1.0
                 cosine = float(vectors[i] @ question_vectors[position])
-                confidences.append(calibrated(cosine, coverage(query_tokens, tokens), entity_cover, config))
+                confidences.append(
+                    calibrated(cosine, coverage(query_tokens, tokens), entity_cover, config)
+                )
             best[pool] = max(confidences, default=None)
             if pool != "eligible":
                 continue
@@ -156,7 +159,9 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     return _outputs(ranked_rows, state_rows)
 
 
-def _state(qid: str, state: str, confidence: float | None, hint: str | None, error: str | None) -> dict:
+def _state(
+    qid: str, state: str, confidence: float | None, hint: str | None, error: str | None
+) -> dict:
     return {
         "question_id": qid,
         "state": state,

@@ -86,6 +86,34 @@ def rewrite(question: str, config: Config) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------- indexes
 
 
+class Bm25Index:
+    """Scores from the indexing stage's precomputed weights: one sparse column slice per query."""
+
+    def __init__(self, postings: pa.Table, vocab: pa.Table, n_rows: int) -> None:
+        self.term_ids = dict(
+            zip(vocab.column("term").to_pylist(), vocab.column("term_id").to_pylist(), strict=True)
+        )
+        self.matrix = sp.csc_matrix(
+            (
+                postings.column("weight").to_numpy(),
+                (postings.column("row").to_numpy(), postings.column("term_id").to_numpy()),
+            ),
+            shape=(n_rows, len(self.term_ids)),
+        )
+
+    def scores_for_tokens(self, tokens: list[str]) -> np.ndarray:
+        """rank_bm25 semantics: every query token occurrence adds its term's column."""
+        counts: dict[int, int] = defaultdict(int)
+        for token in tokens:
+            if token in self.term_ids:
+                counts[self.term_ids[token]] += 1
+        if not counts:
+            return np.zeros(self.matrix.shape[0])
+        columns = np.fromiter(counts.keys(), dtype=np.int64)
+        weights = np.fromiter(counts.values(), dtype=np.float64)
+        return np.asarray(self.matrix[:, columns] @ weights).ravel()
+
+
 class Indexes:
     def __init__(self, inputs: dict[str, Any]) -> None:
         chunks: pa.Table = inputs["chunks"]
@@ -94,31 +122,11 @@ class Indexes:
         self.rows_by_doc: dict[str, list[int]] = defaultdict(list)
         for row, doc_id in enumerate(self.doc_ids):
             self.rows_by_doc[doc_id].append(row)
-        vocab: pa.Table = inputs["bm25_vocab"]
-        self.term_ids = dict(
-            zip(vocab.column("term").to_pylist(), vocab.column("term_id").to_pylist(), strict=True)
-        )
-        postings: pa.Table = inputs["bm25_postings"]
-        self.bm25 = sp.csc_matrix(
-            (
-                postings.column("weight").to_numpy(),
-                (postings.column("row").to_numpy(), postings.column("term_id").to_numpy()),
-            ),
-            shape=(len(self.chunk_ids), len(self.term_ids)),
-        )
+        self.bm25 = Bm25Index(inputs["bm25_postings"], inputs["bm25_vocab"], len(self.chunk_ids))
         self.dense = faiss.read_index(str(Path(inputs["dense.faiss"])), faiss.IO_FLAG_MMAP)
 
     def bm25_scores(self, query: str) -> np.ndarray:
-        """rank_bm25 semantics: every query token occurrence adds its term's column."""
-        counts: dict[int, int] = defaultdict(int)
-        for token in tokenize(query):
-            if token in self.term_ids:
-                counts[self.term_ids[token]] += 1
-        if not counts:
-            return np.zeros(len(self.chunk_ids))
-        columns = np.fromiter(counts.keys(), dtype=np.int64)
-        weights = np.fromiter(counts.values(), dtype=np.float64)
-        return np.asarray(self.bm25[:, columns] @ weights).ravel()
+        return self.bm25.scores_for_tokens(tokenize(query))
 
 
 def top_rows(scores: np.ndarray, allowed: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -130,7 +138,9 @@ def top_rows(scores: np.ndarray, allowed: np.ndarray, k: int) -> list[tuple[int,
     return [(int(allowed[i]), float(masked[i])) for i in order if masked[i] > 0]
 
 
-def dense_rows(indexes: Indexes, vector: np.ndarray, allowed: np.ndarray, k: int) -> list[tuple[int, float]]:
+def dense_rows(
+    indexes: Indexes, vector: np.ndarray, allowed: np.ndarray, k: int
+) -> list[tuple[int, float]]:
     if not len(allowed) or indexes.dense.ntotal == 0:
         return []
     params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed.astype(np.int64)))
@@ -152,14 +162,19 @@ def fuse(
     for query, vector in zip(queries, vectors, strict=True):
         bm25_hits = top_rows(indexes.bm25_scores(query), allowed, config.bm25_top_k)
         dense_hits = dense_rows(indexes, vector, allowed, config.dense_top_k)
-        for kind, hits, weight in (("bm25", bm25_hits, config.bm25_weight), ("dense", dense_hits, config.dense_weight)):
+        for kind, hits, weight in (
+            ("bm25", bm25_hits, config.bm25_weight),
+            ("dense", dense_hits, config.dense_weight),
+        ):
             for rank, (row, score) in enumerate(hits, start=1):
                 entry = fused.setdefault(row, _empty_candidate(question_id, pool, row, indexes))
                 entry["fused_score"] += weight / (config.rrf_k + rank)
                 if entry[f"{kind}_rank"] is None or rank < entry[f"{kind}_rank"]:
                     entry[f"{kind}_rank"] = rank
                 entry[f"{kind}_score"] = max(entry[f"{kind}_score"] or -np.inf, score)
-    ranked = sorted(fused.items(), key=lambda item: (-item[1]["fused_score"], item[0]))[: config.top_k]
+    ranked = sorted(fused.items(), key=lambda item: (-item[1]["fused_score"], item[0]))[
+        : config.top_k
+    ]
     for position, (_, entry) in enumerate(ranked, start=1):
         entry["rank"] = position
     return [entry for _, entry in ranked]
@@ -194,13 +209,20 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         rewrites[question["question_id"]] = rewrite(question["question"], config)
         for index, (text, kind) in enumerate(rewrites[question["question_id"]]):
             query_rows.append(
-                {"question_id": question["question_id"], "query_index": index, "query_text": text, "rewrite_kind": kind}
+                {
+                    "question_id": question["question_id"],
+                    "query_index": index,
+                    "query_text": text,
+                    "rewrite_kind": kind,
+                }
             )
     candidates, statuses = [], []
     try:
         indexes = Indexes(inputs)
         all_queries = [row["query_text"] for row in query_rows]
-        all_vectors = models.embed(config.embedding_model, all_queries) if indexes.chunk_ids else None
+        all_vectors = (
+            models.embed(config.embedding_model, all_queries) if indexes.chunk_ids else None
+        )
     except Exception as exc:  # an index or model failure is a technical error for every question
         message = f"{type(exc).__name__}: {exc}"
         statuses = [_status(q["question_id"], "error", 0, message) for q in questions]
@@ -222,15 +244,24 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                     candidates.extend(fuse(qid, pool, texts, vectors, allowed, indexes, config))
             statuses.append(_status(qid, "ok", len(eligible_docs), None))
         except Exception as exc:
-            statuses.append(_status(qid, "error", len(eligible_docs), f"{type(exc).__name__}: {exc}"))
+            statuses.append(
+                _status(qid, "error", len(eligible_docs), f"{type(exc).__name__}: {exc}")
+            )
     return _outputs(query_rows, candidates, statuses)
 
 
 def _status(question_id: str, status: str, n_eligible: int, error: str | None) -> dict:
-    return {"question_id": question_id, "status": status, "n_eligible_docs": n_eligible, "error": error}
+    return {
+        "question_id": question_id,
+        "status": status,
+        "n_eligible_docs": n_eligible,
+        "error": error,
+    }
 
 
-def _outputs(query_rows: list[dict], candidates: list[dict], statuses: list[dict]) -> dict[str, pa.Table]:
+def _outputs(
+    query_rows: list[dict], candidates: list[dict], statuses: list[dict]
+) -> dict[str, pa.Table]:
     return {
         "retrieval_queries": contracts.from_rows(query_rows, "retrieval_queries"),
         "candidates": contracts.from_rows(candidates, "candidates"),

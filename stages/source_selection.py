@@ -45,7 +45,9 @@ class Config(BaseModel):
 
 
 def _policy(config: Config, query_type: str) -> QueryTypePolicy:
-    return config.query_types.get(query_type) or config.query_types.get("default") or QueryTypePolicy()
+    return (
+        config.query_types.get(query_type) or config.query_types.get("default") or QueryTypePolicy()
+    )
 
 
 def _tier_rank(config: Config, tier: str) -> int:
@@ -86,13 +88,27 @@ def _conflict_winner(docs: list[dict], subject: str, config: Config) -> dict:
 
 
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
-    documents = inputs["documents"].select(
-        ["doc_id", "permission_set", "trust_tier", "published_at", "last_modified", "subject", "supersedes"]
-    ).to_pylist()
+    documents = (
+        inputs["documents"]
+        .select(
+            [
+                "doc_id",
+                "permission_set",
+                "trust_tier",
+                "published_at",
+                "last_modified",
+                "subject",
+                "supersedes",
+            ]
+        )
+        .to_pylist()
+    )
     questions = inputs["questions"].to_pylist()
     today = config.as_of or dt.date.today()
     existing = {d["doc_id"] for d in documents}
-    superseded_by = {old: d["doc_id"] for d in documents for old in d["supersedes"] or [] if old in existing}
+    superseded_by = {
+        old: d["doc_id"] for d in documents for old in d["supersedes"] or [] if old in existing
+    }
     rows = []
     for question in questions:
         groups = set(config.principals.get(question["principal"], []))
@@ -113,7 +129,10 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             winner = _conflict_winner(competing, subject, config)
             for doc in competing:
                 if doc is not winner:
-                    reason = f"conflicts with {winner['doc_id']} on {subject!r}; policy {config.conflict_policy}"
+                    reason = (
+                        f"conflicts with {winner['doc_id']} on {subject!r}; "
+                        f"policy {config.conflict_policy}"
+                    )
                     decisions[doc["doc_id"]] = ("excluded", "conflict", reason)
         for doc_id, (decision, rule, reason) in decisions.items():
             rows.append(

