@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
-
 from stages import contracts, guardrails
 from stages.guardrails import claims_of, follows_injection, redact, score_claim
 

@@ -228,7 +228,7 @@ DATE_PATTERNS = (
 
 
 def dates_in(text: str) -> set[str]:
-    """Dates as ISO strings ('2026-08-25', or '2026-08' without a day): a month shift changes them."""
+    """ISO dates ('2026-08-25'; '2026-08' without a day): a month shift changes them."""
     found = set()
     for pattern, order in DATE_PATTERNS:  # full dates first; their text is then blanked out
         for match in pattern.finditer(text):
