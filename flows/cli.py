@@ -29,6 +29,10 @@ ConfigOption = Annotated[
     Path, typer.Option("--config", "-c", help="Pipeline config YAML.", show_default=True)
 ]
 
+SetOption = Annotated[
+    list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
+]
+
 
 def _load(config_path: Path, overrides: list[str]):
     from flows.config import ConfigError, load_config
@@ -106,9 +110,7 @@ def run(
         Path | None, typer.Option(help="Question file (JSONL, JSON, CSV or Parquet).")
     ] = None,
     corpus: Annotated[Path | None, typer.Option(help="Corpus folder (with catalog.yaml).")] = None,
-    set_: Annotated[
-        list[str], typer.Option("--set", help="Override a setting: stage.field=value.")
-    ] = [],  # noqa: B006 - typer needs a literal default
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = True,
 ) -> None:
     """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
@@ -151,10 +153,11 @@ def ask(
         str | None, typer.Option(help="Query type (configs/sources.yaml).")
     ] = None,
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = False,
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
-    settings = _load(config, [])
+    settings = _load(config, set_)
     record = {
         "question_id": "ask",
         "question": question,

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from stages import contracts
 
 NAME = "generation"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 PROMPT_VERSION = "1"
 
 REFUSAL_REASONS = (
@@ -96,6 +96,8 @@ class ExtractiveBackend:
     def generate(self, request: Request) -> Output:
         if request.is_error or request.state not in ("success", "low_relevance"):
             return self._refusal(request, request.refusal_hint or _default_reason(request.state))
+        if request.refusal_hint == "stale_only":  # only outdated documents would answer this
+            return self._refusal(request, "stale_only")
         by_part: dict[int, list[EvidenceItem]] = defaultdict(list)
         for item in request.evidence:
             by_part[item.sub_question].append(item)

@@ -1,0 +1,206 @@
+"""Retrieval: exact BM25, filters inside the search, determinism, bounded rewriting."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from stages import contracts, indexing, retrieval
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bm25_scores_equal_rank_bm25(seed):
+    rng = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(rng.randint(5, 60))]
+    corpus = [
+        [
+            rng.choice(vocabulary[: rng.randint(3, len(vocabulary))])
+            for _ in range(rng.randint(1, 40))
+        ]
+        for _ in range(rng.randint(2, 80))
+    ]
+    postings, vocab = indexing.bm25_weights(corpus, k1=1.5, b=0.75, epsilon=0.25)
+    index = retrieval.Bm25Index(postings, vocab, len(corpus))
+    oracle = BM25Okapi(corpus, k1=1.5, b=0.75, epsilon=0.25)
+    for _ in range(10):
+        query = [rng.choice(vocabulary + ["unseen"]) for _ in range(rng.randint(1, 6))]
+        np.testing.assert_allclose(
+            index.scores_for_tokens(query), oracle.get_scores(query), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_common_terms_get_the_epsilon_floor_like_rank_bm25():
+    corpus = [["common", "a"], ["common", "b"], ["common", "c"], ["rare"]]
+    postings, vocab = indexing.bm25_weights(corpus, 1.5, 0.75, 0.25)
+    idf = dict(zip(vocab.column("term").to_pylist(), vocab.column("idf").to_pylist(), strict=True))
+    assert idf["common"] == pytest.approx(BM25Okapi(corpus).idf["common"])
+    assert idf["common"] > 0
+
+
+def _chunk(doc_id: str, index: int, text: str, permission: list[str]) -> dict:
+    return {
+        "source_id": f"file:{doc_id}.md",
+        "doc_id": doc_id,
+        "chunk_id": f"{doc_id}#{index:04d}",
+        "chunk_index": index,
+        "title": doc_id,
+        "section_path": "",
+        "text": text,
+        "char_start": 0,
+        "char_end": len(text),
+        "permission_set": permission,
+        "trust_tier": "canonical",
+        "is_table": False,
+    }
+
+
+@pytest.fixture(scope="module")
+def tiny_index(tmp_path_factory):
+    chunks = contracts.from_rows(
+        [
+            _chunk(
+                "hr-salaries", 0, "The salary band for level L3 is 56,000 to 72,000 pounds.", ["hr"]
+            ),
+            _chunk(
+                "handbook", 0, "Levels are reviewed every year by the people team.", ["everyone"]
+            ),
+            _chunk(
+                "handbook", 1, "Parental leave is described in the benefits guide.", ["everyone"]
+            ),
+            _chunk(
+                "pricing", 0, "The Enterprise plan costs 49 euros per user per month.", ["everyone"]
+            ),
+        ],
+        "chunks",
+    )
+    outputs = indexing.run({"chunks": chunks}, indexing.Config())
+    path = tmp_path_factory.mktemp("index") / "dense.faiss"
+    path.write_bytes(outputs["dense.faiss"])
+    return {
+        "chunks": chunks,
+        "bm25_postings": outputs["bm25_postings"],
+        "bm25_vocab": outputs["bm25_vocab"],
+        "dense.faiss": path,
+    }
+
+
+def _eligibility(question_id: str, decisions: dict[str, str]) -> contracts.pa.Table:
+    rows = [
+        {
+            "question_id": question_id,
+            "doc_id": doc,
+            "eligible": d == "eligible",
+            "decision": d,
+            "rule": "",
+            "reason": "x",
+        }
+        for doc, d in decisions.items()
+    ]
+    return contracts.from_rows(rows, "eligibility")
+
+
+def _run(
+    tiny_index,
+    decisions: dict[str, str],
+    question="What is the salary band for level L3?",
+    **config,
+):
+    questions = contracts.from_rows(
+        [{"question_id": "q1", "question": question, "principal": "p", "query_type": "general"}],
+        "questions",
+    )
+    inputs = {**tiny_index, "questions": questions, "eligibility": _eligibility("q1", decisions)}
+    return retrieval.run(inputs, retrieval.Config(**config))
+
+
+ALL_DOCS = ("hr-salaries", "handbook", "pricing")
+
+
+def test_restricted_chunk_never_appears_even_as_the_best_match(tiny_index):
+    open_run = _run(tiny_index, dict.fromkeys(ALL_DOCS, "eligible"))
+    best = open_run["candidates"].to_pylist()[0]
+    assert best["doc_id"] == "hr-salaries" and best["rank"] == 1  # it *is* the best match
+    restricted = _run(
+        tiny_index, {**dict.fromkeys(ALL_DOCS, "eligible"), "hr-salaries": "excluded"}
+    )
+    docs = {c["doc_id"] for c in restricted["candidates"].to_pylist()}
+    assert "hr-salaries" not in docs
+    assert docs  # the search still ran over what the principal may read
+
+
+def test_filter_applies_to_both_retrievers_even_with_huge_top_k(tiny_index):
+    result = _run(
+        tiny_index,
+        {"hr-salaries": "excluded", "handbook": "eligible", "pricing": "excluded"},
+        bm25_top_k=1000,
+        dense_top_k=1000,
+    )
+    assert {c["doc_id"] for c in result["candidates"].to_pylist()} == {"handbook"}
+
+
+def test_stale_documents_are_searched_in_their_own_pool(tiny_index):
+    result = _run(
+        tiny_index, {"hr-salaries": "stale", "handbook": "eligible", "pricing": "excluded"}
+    )
+    pools = {(c["pool"], c["doc_id"]) for c in result["candidates"].to_pylist()}
+    assert ("stale", "hr-salaries") in pools
+    assert ("eligible", "hr-salaries") not in pools
+
+
+def test_same_inputs_give_identical_candidates_and_scores(tiny_index):
+    first = _run(tiny_index, dict.fromkeys(ALL_DOCS, "eligible"))
+    second = _run(tiny_index, dict.fromkeys(ALL_DOCS, "eligible"))
+    for name in first:
+        assert first[name].equals(second[name]), name
+
+
+def test_rewrites_are_bounded_and_recorded(tiny_index):
+    question = (
+        "What is the SLA uptime and how long is the MSA notice period and what does the DPA say "
+        "and who owns the HR policy and when was the price list published?"
+    )
+    config = retrieval.Config(
+        glossary={"SLA": "Service Level Agreement", "MSA": "Master Service Agreement"},
+        max_subqueries=4,
+    )
+    rewrites = retrieval.rewrite(question, config)
+    assert len(rewrites) == 4
+    assert rewrites[0] == (question, "original")
+    assert rewrites[1][1] == "glossary" and "Service Level Agreement" in rewrites[1][0]
+    assert all(kind == "decomposition" for _, kind in rewrites[2:])
+    recorded = _run(tiny_index, dict.fromkeys(ALL_DOCS, "eligible"), question=question)[
+        "retrieval_queries"
+    ]
+    assert 1 < recorded.num_rows <= 5
+
+
+def test_single_questions_are_not_decomposed():
+    assert retrieval.decompose("How much does the Enterprise plan cost per user per month?") == []
+    parts = retrieval.decompose(
+        "What is the Business plan price and how long is the notice period?"
+    )
+    assert parts == ["What is the Business plan price", "how long is the notice period"]
+
+
+def test_a_broken_index_is_a_technical_error_for_every_question(tiny_index, tmp_path):
+    broken = tmp_path / "dense.faiss"
+    broken.write_bytes(b"not a faiss index")
+    questions = contracts.from_rows(
+        [
+            {"question_id": q, "question": "salary?", "principal": "p", "query_type": "general"}
+            for q in ("q1", "q2")
+        ],
+        "questions",
+    )
+    inputs = {
+        **tiny_index,
+        "dense.faiss": broken,
+        "questions": questions,
+        "eligibility": _eligibility("q1", {}),
+    }
+    statuses = retrieval.run(inputs, retrieval.Config())["retrieval_status"].to_pylist()
+    assert [s["status"] for s in statuses] == ["error", "error"]
+    assert all(s["error"] for s in statuses)
