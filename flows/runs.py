@@ -77,6 +77,7 @@ def build_trace(result: PipelineResult, store: ArtifactStore) -> list[dict]:
         "candidates": load("retrieval", "candidates", TRACE_CANDIDATES),
         "ranked": load("rerank", "ranked"),
         "rerank": load("rerank", "rerank_status"),
+        "rerank_attempts": load("rerank", "rerank_attempts"),
         "evidence": load("evidence", "evidence"),
         "generation": load("generation", "generations"),
         "attribution": load("attribution", "attributions"),

@@ -12,12 +12,13 @@ rank_bm25 (top-10 overlap 0.73 in OFFLINE-FACTS.md) and scipy is already a depen
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import faiss
 import numpy as np
@@ -29,7 +30,8 @@ from stages.common import models, progress
 from stages.common.text import tokenize
 
 NAME = "indexing"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
+OUTPUTS = ("bm25_postings", "bm25_vocab")  # contract tables written
 
 
 class Config(BaseModel):
@@ -40,6 +42,11 @@ class Config(BaseModel):
     epsilon: float = Field(0.25, ge=0)
     embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
     embedding_batch_size: int = Field(64, ge=1)
+    faiss_index: Literal["auto", "flat", "hnsw", "ivf"] = "auto"
+    exact_below: int = Field(50_000, ge=0, description="auto: exact (flat) index below this size")
+    hnsw_m: int = Field(32, ge=4)
+    hnsw_ef_construction: int = Field(80, ge=8)
+    ivf_nlist: int | None = Field(None, ge=1, description="IVF lists; null = 4 * sqrt(n)")
 
 
 def chunk_index_text(title: str, section_path: str, text: str) -> str:
@@ -84,14 +91,42 @@ def bm25_weights(
     return contracts.conform(postings, "bm25_postings"), contracts.conform(vocab, "bm25_vocab")
 
 
-def _faiss_bytes(vectors: np.ndarray, dimension: int) -> bytes:
-    index = faiss.IndexFlatIP(dimension)  # ids are chunk row numbers
+def index_type(n_vectors: int, config: Config) -> str:
+    if config.faiss_index != "auto":
+        return config.faiss_index
+    return "flat" if n_vectors < config.exact_below else "hnsw"
+
+
+def build_faiss(vectors: np.ndarray, dimension: int, config: Config) -> Any:
+    """Exact inner-product search for small corpora; HNSW or IVF above `exact_below`."""
+    kind = index_type(len(vectors), config)
+    if kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dimension, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = config.hnsw_ef_construction
+    elif kind == "ivf":
+        nlist = config.ivf_nlist or max(1, int(4 * math.sqrt(max(len(vectors), 1))))
+        index = faiss.IndexIVFFlat(
+            faiss.IndexFlatIP(dimension), dimension, nlist, faiss.METRIC_INNER_PRODUCT
+        )
+        index.train(vectors)
+    else:
+        index = faiss.IndexFlatIP(dimension)
     if len(vectors):
-        index.add(vectors)
+        index.add(vectors)  # ids are chunk row numbers
+    return index
+
+
+def _serialized(index: Any) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "dense.faiss"
         faiss.write_index(index, str(path))
         return path.read_bytes()
+
+
+def _npy_bytes(vectors: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, vectors.astype(np.float32), allow_pickle=False)
+    return buffer.getvalue()
 
 
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
@@ -116,16 +151,18 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
         for batch in progress.track(batches, "embedding chunks")
     ]
     vectors = np.vstack(parts) if parts else np.zeros((0, dimension), dtype=np.float32)
+    index = build_faiss(vectors, dimension, config)
     info = {
         "embedding_model": config.embedding_model,
         "embedding_model_version": models.model_version(config.embedding_model),
         "dimension": dimension,
         "n_chunks": len(texts),
-        "faiss_index": "IndexFlatIP",
+        "faiss_index": type(index).__name__,
     }
     return {
         "bm25_postings": postings,
         "bm25_vocab": vocab,
-        "dense.faiss": _faiss_bytes(vectors, dimension),
+        "dense.faiss": _serialized(index),
+        "embeddings.npy": _npy_bytes(vectors),
         "index_info.json": json.dumps(info, indent=2).encode(),
     }

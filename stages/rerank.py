@@ -1,66 +1,179 @@
-"""Stage 4, rerank: score candidates, diversify (MMR, per-document caps), decide the result state.
+"""Stage 4, rerank: score candidates, diversify, decide the result state, re-query when weak.
 
-The default scorer is a logistic model over two features that ship offline: the MiniLM cosine
-between question and chunk, and the share of the question's content words the chunk contains.
-Its output is read as the probability that the chunk answers the question, so the thresholds
-(0.75 high / 0.55 low by default) yield the four states:
+Scorers (config `scorer`):
+- `learned` (default, offline): logistic regression over cheap features (MiniLM cosine, query
+  coverage, IDF-weighted coverage, title/section match, named-entity match, BM25 and RRF scores
+  normalised per question, term proximity). Its weights are data (`configs/ranker.yaml`, trained
+  by `scripts/train_ranker.py` on the sample set and SQuAD dev only, never SciFact), and its
+  output is a probability that the chunk answers the question.
+- `cross_encoder`: any `sentence_transformers.CrossEncoder` from a local path; its raw score is
+  mapped to a probability with `sigmoid(ce_scale * score + ce_shift)` (calibrate for your model).
 
-- success         top confidence >= high
-- low_relevance   low <= top confidence < high (the answer must carry a caveat)
-- not_found       nothing retrieved, or top confidence < low
-- technical_error retrieval or scoring failed (`is_error`; the message stays in logs only)
+The best probability yields the state: success (>= high), low_relevance (>= low; the answer
+carries a caveat), not_found (< low or nothing retrieved), technical_error (a failure; `is_error`,
+the message kept for logs only). On low_relevance the question is rewritten (content words plus
+feedback terms from the best chunk's heading) and searched again, at most `max_attempts` in all.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from pathlib import Path
-from typing import Any
+from collections import Counter, defaultdict
+from functools import cache
+from typing import Any, Literal
 
-import faiss
 import numpy as np
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common import models, progress
-from stages.common.text import STOPWORDS, content_tokens, coverage, stem
+from stages.common import models, progress, search
+from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
+
+NAME = "rerank"
+VERSION = "2.1.0"
+OUTPUTS = ("ranked", "rerank_status", "rerank_attempts")  # contract tables written
 
 ENTITY_RE = re.compile(r"\b[A-Z][\w&-]{2,}")
-NAME = "rerank"
-VERSION = "1.0.0"
+FEATURES = (
+    "dense",
+    "coverage",
+    "idf_coverage",
+    "title_coverage",
+    "entity_coverage",
+    "bm25_norm",
+    "rrf_norm",
+    "proximity",
+)
+
+
+class RankerModel(BaseModel):
+    """Logistic-regression weights over FEATURES (a versioned data file, never a pickle)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    version: str = "hand-set-0"
+    features: list[str] = list(FEATURES)
+    coef: list[float] = [6.0, 3.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0]
+    intercept: float = -7.0
+    # Platt scaling of the ranker's logit, fitted on each training question's top candidate.
+    calibration_scale: float = 1.0
+    calibration_shift: float = 0.0
 
 
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    scorer: Literal["learned", "cross_encoder"] = "learned"
+    ranker: RankerModel = RankerModel()
+    cross_encoder_model: str | None = Field(None, description="local CrossEncoder directory")
+    ce_scale: float = 1.0
+    ce_shift: float = 0.0
     high_threshold: float = Field(0.75, ge=0, le=1)
     low_threshold: float = Field(0.55, ge=0, le=1)
-    weight_dense: float = 6.0
-    weight_coverage: float = 5.0
-    bias: float = -5.5
-    entity_floor: float = Field(
-        0.5, ge=0, le=1, description="confidence factor when none of the question's names occur"
-    )
     top_n: int = Field(8, ge=1, description="chunks passed to evidence extraction")
     per_doc_cap: int = Field(3, ge=1)
-    mmr_lambda: float = Field(0.75, ge=0, le=1)
+    # 1.0 = rank by confidence only; lower trades relevance for diversity (SciFact: 0.9 costs
+    # 0.05 nDCG@10, 0.75 costs 0.10), while the per-document cap already spreads evidence.
+    mmr_lambda: float = Field(1.0, ge=0, le=1)
+    max_attempts: int = Field(2, ge=1, le=2, description="searches per question, re-query included")
+    requery_top_k: int = Field(30, ge=1)
     embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
 
 
-def calibrated(dense: float, cover: float, entity_cover: float, config: Config) -> float:
-    """P(chunk answers the question); a chunk about another named party is scaled down."""
-    z = config.weight_dense * dense + config.weight_coverage * cover + config.bias
-    entity_factor = config.entity_floor + (1 - config.entity_floor) * entity_cover
-    return entity_factor / (1.0 + math.exp(-z))
+# ---------------------------------------------------------------- features
 
 
 def named_entities(question: str) -> set[str]:
     """Capitalised words after the first (e.g. 'Initech', 'Contoso'): the parties asked about."""
     names = {w for w in ENTITY_RE.findall(question)[1:] if not w.isupper()}
     return {stem(w.lower()) for w in names if w.lower() not in STOPWORDS}
+
+
+def proximity(query_terms: set[str], chunk_terms: list[str]) -> float:
+    """matched distinct terms / length of the shortest window holding all of them (0..1)."""
+    positions = [(i, t) for i, t in enumerate(chunk_terms) if t in query_terms]
+    wanted = {t for _, t in positions}
+    if not wanted:
+        return 0.0
+    best, counts, left = len(chunk_terms), Counter(), 0
+    for position, term in positions:
+        counts[term] += 1
+        while len(counts) == len(wanted):
+            best = min(best, position - positions[left][0] + 1)
+            counts[positions[left][1]] -= 1
+            if counts[positions[left][1]] == 0:
+                del counts[positions[left][1]]
+            left += 1
+    return len(wanted) / best if best else 0.0
+
+
+class ChunkView:
+    """Per-chunk token sets, computed once per run and shared by every question."""
+
+    def __init__(self, chunks: pa.Table) -> None:
+        self.row_of = {cid: i for i, cid in enumerate(chunks.column("chunk_id").to_pylist())}
+        titles = chunks.column("title").to_pylist()
+        sections = chunks.column("section_path").to_pylist()
+        self.texts = chunks.column("text").to_pylist()
+        self.headings = [f"{t} {s}" for t, s in zip(titles, sections, strict=True)]
+        self._cache: dict[int, tuple[set[str], list[str], set[str]]] = {}
+
+    def tokens(self, row: int) -> tuple[set[str], list[str], set[str]]:
+        if row not in self._cache:
+            body = content_tokens(f"{self.headings[row]} {self.texts[row]}")
+            self._cache[row] = (set(body), body, set(content_tokens(self.headings[row])))
+        return self._cache[row]
+
+
+def feature_rows(
+    query: str,
+    query_vector: np.ndarray,
+    rows: list[int],
+    rrf: list[float],
+    view: ChunkView,
+    indexes: search.Indexes,
+    idf: dict[str, float],
+) -> np.ndarray:
+    """One row of FEATURES per candidate chunk for one query text."""
+    if not rows:
+        return np.zeros((0, len(FEATURES)))
+    q_tokens = set(content_tokens(query))
+    entities = named_entities(query)
+    q_idf = sum(idf.get(t, 0.0) for t in q_tokens) or 1.0
+    bm25 = indexes.bm25_scores(query)[rows]
+    bm25_max = float(bm25.max()) or 1.0
+    rrf_max = max(rrf) or 1.0
+    dense = np.asarray(indexes.vectors[rows]) @ query_vector
+    matrix = np.zeros((len(rows), len(FEATURES)))
+    for i, row in enumerate(rows):
+        token_set, token_list, heading = view.tokens(row)
+        matrix[i] = (
+            float(dense[i]),
+            coverage(q_tokens, token_set),
+            sum(idf.get(t, 0.0) for t in q_tokens & token_set) / q_idf,
+            coverage(q_tokens, heading),
+            coverage(entities, token_set) if entities else 1.0,
+            float(bm25[i]) / bm25_max,
+            rrf[i] / rrf_max,
+            proximity(q_tokens, token_list),
+        )
+    return matrix
+
+
+def learned_probability(matrix: np.ndarray, ranker: RankerModel) -> np.ndarray:
+    weights = dict(zip(ranker.features, ranker.coef, strict=True))
+    coef = np.array([weights.get(name, 0.0) for name in FEATURES])
+    logit = matrix @ coef + ranker.intercept
+    return 1.0 / (1.0 + np.exp(-(ranker.calibration_scale * logit + ranker.calibration_shift)))
+
+
+@cache
+def _cross_encoder(path: str) -> Any:
+    from sentence_transformers import CrossEncoder
+
+    return CrossEncoder(path, device="cpu")
 
 
 def state_for(confidence: float | None, config: Config) -> str:
@@ -91,72 +204,191 @@ def mmr_select(
     return chosen
 
 
+# ---------------------------------------------------------------- scoring one question
+
+
+class Scorer:
+    def __init__(self, inputs: dict[str, Any], config: Config) -> None:
+        self.config = config
+        self.indexes = search.Indexes(inputs)
+        self.view = ChunkView(inputs["chunks"])
+        vocab = inputs["bm25_vocab"]
+        self.idf = dict(
+            zip(vocab.column("term").to_pylist(), vocab.column("idf").to_pylist(), strict=True)
+        )
+
+    def confidences(
+        self, queries: list[str], vectors: np.ndarray, rows: list[int], rrf: list[float]
+    ) -> list[float]:
+        """P(chunk answers) per row: the best over the question and its parts."""
+        if not rows:
+            return []
+        if self.config.scorer == "cross_encoder":
+            return self._cross_encoder(queries, rows)
+        best = np.zeros(len(rows))
+        for query, vector in zip(queries, vectors, strict=True):
+            matrix = feature_rows(query, vector, rows, rrf, self.view, self.indexes, self.idf)
+            best = np.maximum(best, learned_probability(matrix, self.config.ranker))
+        return best.tolist()
+
+    def _cross_encoder(self, queries: list[str], rows: list[int]) -> list[float]:
+        if not self.config.cross_encoder_model:
+            raise ValueError("scorer 'cross_encoder' needs cross_encoder_model (a local path)")
+        model = _cross_encoder(str(models.resolve_model_path(self.config.cross_encoder_model)))
+        best = np.full(len(rows), -np.inf)
+        for query in queries:
+            pairs = [(query, f"{self.view.headings[r]}\n{self.view.texts[r]}") for r in rows]
+            best = np.maximum(best, np.asarray(model.predict(pairs), dtype=float))
+        scale, shift = self.config.ce_scale, self.config.ce_shift
+        return [1.0 / (1.0 + math.exp(-(scale * s + shift))) for s in best]
+
+
+def requery_text(question: str, best_heading: str | None) -> str:
+    """Content words of the question plus feedback terms from the best chunk's heading."""
+    terms = [w for w in words(question) if w not in STOPWORDS and len(w) > 2]
+    if best_heading:
+        known = {stem(t) for t in terms}
+        terms += [w for w in words(best_heading) if w not in STOPWORDS and stem(w) not in known][:4]
+    return " ".join(dict.fromkeys(terms))
+
+
+# ---------------------------------------------------------------- stage entry point
+
+
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     questions = inputs["questions"].to_pylist()
     statuses = {r["question_id"]: r for r in inputs["retrieval_status"].to_pylist()}
-    chunks: pa.Table = inputs["chunks"]
-    row_of = {cid: i for i, cid in enumerate(chunks.column("chunk_id").to_pylist())}
-    chunk_text = [
-        f"{t} {s} {x}"
-        for t, s, x in zip(
-            chunks.column("title").to_pylist(),
-            chunks.column("section_path").to_pylist(),
-            chunks.column("text").to_pylist(),
-            strict=True,
-        )
-    ]
-    by_question: dict[tuple[str, str], list[dict]] = {}
+    pools: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for candidate in inputs["candidates"].to_pylist():
-        by_question.setdefault((candidate["question_id"], candidate["pool"]), []).append(candidate)
-    ranked_rows, state_rows = [], []
+        pools[(candidate["question_id"], candidate["pool"])].append(candidate)
+    parts: dict[str, list[str]] = defaultdict(list)
+    for row in inputs["retrieval_queries"].to_pylist():
+        if row["rewrite_kind"] == "decomposition":
+            parts[row["question_id"]].append(row["query_text"])
+    eligible_docs: dict[str, list[str]] = defaultdict(list)
+    for row in inputs["eligibility"].select(["question_id", "doc_id", "eligible"]).to_pylist():
+        if row["eligible"]:
+            eligible_docs[row["question_id"]].append(row["doc_id"])
+    ranked, states, attempts = [], [], []
     try:
-        index = faiss.read_index(str(Path(inputs["dense.faiss"])), faiss.IO_FLAG_MMAP)
-        question_vectors = models.embed(config.embedding_model, [q["question"] for q in questions])
-    except Exception as exc:
+        scorer = Scorer(inputs, config)
+        texts = [t for q in questions for t in [q["question"], *parts[q["question_id"]]]]
+        vectors = models.embed(config.embedding_model, texts) if texts else np.zeros((0, 1))
+    except Exception as exc:  # index or model failure: every question is a technical error
         message = f"{type(exc).__name__}: {exc}"
-        rows = [_state(q["question_id"], "technical_error", None, None, message) for q in questions]
-        return _outputs([], rows)
-    for position, question in enumerate(progress.track(questions, "reranking")):
+        states = [
+            _state(q["question_id"], "technical_error", None, None, message) for q in questions
+        ]
+        return _outputs([], states, [])
+    offset = 0
+    for question in progress.track(questions, "reranking"):
         qid = question["question_id"]
+        queries = [question["question"], *parts[qid]]
+        query_vectors = vectors[offset : offset + len(queries)]
+        offset += len(queries)
         status = statuses.get(qid)
         if status is None or status["status"] != "ok":
             error = status["error"] if status else "no retrieval status"
-            state_rows.append(_state(qid, "technical_error", None, None, error))
+            states.append(_state(qid, "technical_error", None, None, error))
+            attempts.append(
+                _attempt(qid, 1, question["question"], "technical_error", None, "technical_error")
+            )
             continue
-        query_tokens = set(content_tokens(question["question"]))
-        entities = named_entities(question["question"])
-        best: dict[str, float | None] = {}
-        for pool in ("eligible", "stale"):
-            candidates = by_question.get((qid, pool), [])
-            rows = [row_of[c["chunk_id"]] for c in candidates]
-            vectors = np.vstack([index.reconstruct(r) for r in rows]) if rows else np.zeros((0, 1))
-            confidences = []
-            for i, row in enumerate(rows):
-                tokens = set(content_tokens(chunk_text[row]))
-                entity_cover = coverage(entities, tokens) if entities else 1.0
-                cosine = float(vectors[i] @ question_vectors[position])
-                confidences.append(
-                    calibrated(cosine, coverage(query_tokens, tokens), entity_cover, config)
-                )
-            best[pool] = max(confidences, default=None)
-            if pool != "eligible":
-                continue
-            doc_ids = [c["doc_id"] for c in candidates]
-            for rank, i in enumerate(mmr_select(confidences, vectors, doc_ids, config), start=1):
-                ranked_rows.append(
-                    {
-                        "question_id": qid,
-                        "chunk_id": candidates[i]["chunk_id"],
-                        "doc_id": doc_ids[i],
-                        "rank": rank,
-                        "confidence": confidences[i],
-                    }
-                )
-        state = state_for(best["eligible"], config)
-        stale_would_answer = state_for(best["stale"], config) == "success"
-        hint = "stale_only" if state != "success" and stale_would_answer else None
-        state_rows.append(_state(qid, state, best["eligible"], hint, None))
-    return _outputs(ranked_rows, state_rows)
+        try:
+            outcome = _rerank_question(
+                qid, queries, query_vectors, pools, eligible_docs[qid], scorer, config
+            )
+        except Exception as exc:
+            states.append(
+                _state(qid, "technical_error", None, None, f"{type(exc).__name__}: {exc}")
+            )
+            continue
+        ranked.extend(outcome["ranked"])
+        states.append(outcome["state"])
+        attempts.extend(outcome["attempts"])
+    return _outputs(ranked, states, attempts)
+
+
+def _score_pool(candidates: list[dict], queries, vectors, scorer: Scorer) -> list[float]:
+    rows = [scorer.view.row_of[c["chunk_id"]] for c in candidates]
+    return scorer.confidences(queries, vectors, rows, [c["fused_score"] for c in candidates])
+
+
+def _rerank_question(
+    qid, queries, vectors, pools, eligible_docs, scorer: Scorer, config: Config
+) -> dict:
+    candidates = pools.get((qid, "eligible"), [])
+    confidences = _score_pool(candidates, queries, vectors, scorer)
+    best = max(confidences, default=None)
+    state = state_for(best, config)
+    attempts = [_attempt(qid, 1, queries[0], state, best, None)]
+    if state == "low_relevance" and config.max_attempts >= 2:
+        heading = scorer.view.headings[
+            scorer.view.row_of[candidates[int(np.argmax(confidences))]["chunk_id"]]
+        ]
+        text = requery_text(queries[0], heading)
+        vector = models.embed(config.embedding_model, [text])
+        allowed = scorer.indexes.rows_for_docs(eligible_docs)
+        params = search.SearchParams(top_k=config.requery_top_k)
+        hits = search.hybrid_search(scorer.indexes, [text], vector, allowed, params)
+        known = {c["chunk_id"] for c in candidates}
+        fresh = [
+            {
+                "chunk_id": scorer.indexes.chunk_ids[h["row"]],
+                "doc_id": scorer.indexes.doc_ids[h["row"]],
+                **h,
+            }
+            for h in hits
+            if scorer.indexes.chunk_ids[h["row"]] not in known
+        ]
+        fresh_conf = _score_pool(fresh, queries, vectors, scorer)
+        new_best = max(fresh_conf, default=None)
+        improved = new_best is not None and new_best > best
+        if improved:
+            candidates, confidences = candidates + fresh, confidences + fresh_conf
+            best, state = max(confidences), state_for(max(confidences), config)
+        attempts[0]["stop_reason"] = "requery"
+        attempts.append(
+            _attempt(qid, 2, text, state, best, "improved" if improved else "no_improvement")
+        )
+    else:
+        attempts[0]["stop_reason"] = {"success": "success", "not_found": "nothing_relevant"}.get(
+            state, "max_attempts"
+        )
+    chunk_rows = [scorer.view.row_of[c["chunk_id"]] for c in candidates]
+    chunk_vectors = (
+        np.asarray(scorer.indexes.vectors[chunk_rows]) if chunk_rows else np.zeros((0, 1))
+    )
+    doc_ids = [c["doc_id"] for c in candidates]
+    ranked = [
+        {
+            "question_id": qid,
+            "chunk_id": candidates[i]["chunk_id"],
+            "doc_id": doc_ids[i],
+            "rank": rank,
+            "confidence": confidences[i],
+        }
+        for rank, i in enumerate(mmr_select(confidences, chunk_vectors, doc_ids, config), start=1)
+    ]
+    stale = pools.get((qid, "stale"), [])
+    stale_best = max(_score_pool(stale, queries, vectors, scorer), default=None)
+    # Only outdated documents would answer: stale evidence is relevant and beats current evidence.
+    stale_answers = stale_best is not None and stale_best >= config.low_threshold
+    hint = (
+        "stale_only" if state != "success" and stale_answers and stale_best > (best or 0) else None
+    )
+    return {"ranked": ranked, "state": _state(qid, state, best, hint, None), "attempts": attempts}
+
+
+def _attempt(qid: str, attempt: int, query: str, state: str, confidence, stop_reason) -> dict:
+    return {
+        "question_id": qid,
+        "attempt": attempt,
+        "query_text": query,
+        "state": state,
+        "confidence": confidence,
+        "stop_reason": stop_reason,
+    }
 
 
 def _state(
@@ -172,8 +404,9 @@ def _state(
     }
 
 
-def _outputs(ranked: list[dict], states: list[dict]) -> dict[str, pa.Table]:
+def _outputs(ranked: list[dict], states: list[dict], attempts: list[dict]) -> dict[str, pa.Table]:
     return {
         "ranked": contracts.from_rows(ranked, "ranked"),
         "rerank_status": contracts.from_rows(states, "rerank_status"),
+        "rerank_attempts": contracts.from_rows(attempts, "rerank_attempts"),
     }

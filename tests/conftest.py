@@ -6,7 +6,10 @@ import os
 import tempfile
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
+
+from stages import contracts, indexing
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "data" / "sample" / "docs"
@@ -49,3 +52,72 @@ def sample_run(sample_config, sample_questions):
     from flows.pipeline import run_stages
 
     return run_stages(sample_config, sample_questions)
+
+
+# ---------------------------------------------------------------- a four-chunk index
+
+ALL_DOCS = ("hr-salaries", "handbook", "pricing")
+
+
+def tiny_chunk(doc_id: str, index: int, text: str, permission: list[str]) -> dict:
+    return {
+        "source_id": f"file:{doc_id}.md",
+        "doc_id": doc_id,
+        "chunk_id": f"{doc_id}#{index:04d}",
+        "chunk_index": index,
+        "title": doc_id,
+        "section_path": "",
+        "text": text,
+        "char_start": 0,
+        "char_end": len(text),
+        "permission_set": permission,
+        "trust_tier": "canonical",
+        "is_table": False,
+    }
+
+
+@pytest.fixture(scope="session")
+def tiny_index(tmp_path_factory):
+    chunks = contracts.from_rows(
+        [
+            tiny_chunk(
+                "hr-salaries", 0, "The salary band for level L3 is 56,000 to 72,000 pounds.", ["hr"]
+            ),
+            tiny_chunk(
+                "handbook", 0, "Levels are reviewed every year by the people team.", ["everyone"]
+            ),
+            tiny_chunk(
+                "handbook", 1, "Parental leave is described in the benefits guide.", ["everyone"]
+            ),
+            tiny_chunk(
+                "pricing", 0, "The Enterprise plan costs 49 euros per user per month.", ["everyone"]
+            ),
+        ],
+        "chunks",
+    )
+    outputs = indexing.run({"chunks": chunks}, indexing.Config())
+    folder = tmp_path_factory.mktemp("index")
+    for blob in ("dense.faiss", "embeddings.npy"):
+        (folder / blob).write_bytes(outputs[blob])
+    return {
+        "chunks": chunks,
+        "bm25_postings": outputs["bm25_postings"],
+        "bm25_vocab": outputs["bm25_vocab"],
+        "dense.faiss": folder / "dense.faiss",
+        "embeddings.npy": folder / "embeddings.npy",
+    }
+
+
+def eligibility_table(question_id: str, decisions: dict[str, str]) -> pa.Table:
+    rows = [
+        {
+            "question_id": question_id,
+            "doc_id": doc,
+            "eligible": d == "eligible",
+            "decision": d,
+            "rule": "",
+            "reason": "x",
+        }
+        for doc, d in decisions.items()
+    ]
+    return contracts.from_rows(rows, "eligibility")

@@ -9,6 +9,8 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from stages import contracts, indexing, retrieval
+from stages.common import search
+from tests.conftest import ALL_DOCS, eligibility_table
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -23,7 +25,7 @@ def test_bm25_scores_equal_rank_bm25(seed):
         for _ in range(rng.randint(2, 80))
     ]
     postings, vocab = indexing.bm25_weights(corpus, k1=1.5, b=0.75, epsilon=0.25)
-    index = retrieval.Bm25Index(postings, vocab, len(corpus))
+    index = search.Bm25Index(postings, vocab, len(corpus))
     oracle = BM25Okapi(corpus, k1=1.5, b=0.75, epsilon=0.25)
     for _ in range(10):
         query = [rng.choice(vocabulary + ["unseen"]) for _ in range(rng.randint(1, 6))]
@@ -40,68 +42,6 @@ def test_common_terms_get_the_epsilon_floor_like_rank_bm25():
     assert idf["common"] > 0
 
 
-def _chunk(doc_id: str, index: int, text: str, permission: list[str]) -> dict:
-    return {
-        "source_id": f"file:{doc_id}.md",
-        "doc_id": doc_id,
-        "chunk_id": f"{doc_id}#{index:04d}",
-        "chunk_index": index,
-        "title": doc_id,
-        "section_path": "",
-        "text": text,
-        "char_start": 0,
-        "char_end": len(text),
-        "permission_set": permission,
-        "trust_tier": "canonical",
-        "is_table": False,
-    }
-
-
-@pytest.fixture(scope="module")
-def tiny_index(tmp_path_factory):
-    chunks = contracts.from_rows(
-        [
-            _chunk(
-                "hr-salaries", 0, "The salary band for level L3 is 56,000 to 72,000 pounds.", ["hr"]
-            ),
-            _chunk(
-                "handbook", 0, "Levels are reviewed every year by the people team.", ["everyone"]
-            ),
-            _chunk(
-                "handbook", 1, "Parental leave is described in the benefits guide.", ["everyone"]
-            ),
-            _chunk(
-                "pricing", 0, "The Enterprise plan costs 49 euros per user per month.", ["everyone"]
-            ),
-        ],
-        "chunks",
-    )
-    outputs = indexing.run({"chunks": chunks}, indexing.Config())
-    path = tmp_path_factory.mktemp("index") / "dense.faiss"
-    path.write_bytes(outputs["dense.faiss"])
-    return {
-        "chunks": chunks,
-        "bm25_postings": outputs["bm25_postings"],
-        "bm25_vocab": outputs["bm25_vocab"],
-        "dense.faiss": path,
-    }
-
-
-def _eligibility(question_id: str, decisions: dict[str, str]) -> contracts.pa.Table:
-    rows = [
-        {
-            "question_id": question_id,
-            "doc_id": doc,
-            "eligible": d == "eligible",
-            "decision": d,
-            "rule": "",
-            "reason": "x",
-        }
-        for doc, d in decisions.items()
-    ]
-    return contracts.from_rows(rows, "eligibility")
-
-
 def _run(
     tiny_index,
     decisions: dict[str, str],
@@ -112,11 +52,12 @@ def _run(
         [{"question_id": "q1", "question": question, "principal": "p", "query_type": "general"}],
         "questions",
     )
-    inputs = {**tiny_index, "questions": questions, "eligibility": _eligibility("q1", decisions)}
+    inputs = {
+        **tiny_index,
+        "questions": questions,
+        "eligibility": eligibility_table("q1", decisions),
+    }
     return retrieval.run(inputs, retrieval.Config(**config))
-
-
-ALL_DOCS = ("hr-salaries", "handbook", "pricing")
 
 
 def test_restricted_chunk_never_appears_even_as_the_best_match(tiny_index):
@@ -199,8 +140,35 @@ def test_a_broken_index_is_a_technical_error_for_every_question(tiny_index, tmp_
         **tiny_index,
         "dense.faiss": broken,
         "questions": questions,
-        "eligibility": _eligibility("q1", {}),
+        "eligibility": eligibility_table("q1", {}),
     }
     statuses = retrieval.run(inputs, retrieval.Config())["retrieval_status"].to_pylist()
     assert [s["status"] for s in statuses] == ["error", "error"]
     assert all(s["error"] for s in statuses)
+
+
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+def test_approximate_indexes_keep_the_filter(tiny_index, tmp_path, kind):
+    outputs = indexing.run(
+        {"chunks": tiny_index["chunks"]}, indexing.Config(faiss_index=kind, ivf_nlist=1)
+    )
+    for blob in ("dense.faiss", "embeddings.npy"):
+        (tmp_path / blob).write_bytes(outputs[blob])
+    inputs = {
+        **tiny_index,
+        "dense.faiss": tmp_path / "dense.faiss",
+        "embeddings.npy": tmp_path / "embeddings.npy",
+    }
+    info = outputs["index_info.json"].decode()
+    assert {"hnsw": "IndexHNSWFlat", "ivf": "IndexIVFFlat"}[kind] in info
+    restricted = _run(inputs, {**dict.fromkeys(ALL_DOCS, "eligible"), "hr-salaries": "excluded"})
+    assert "hr-salaries" not in {c["doc_id"] for c in restricted["candidates"].to_pylist()}
+    opened = _run(inputs, dict.fromkeys(ALL_DOCS, "eligible"))
+    assert opened["candidates"].to_pylist()[0]["doc_id"] == "hr-salaries"
+
+
+def test_index_type_follows_corpus_size():
+    config = indexing.Config(exact_below=1000)
+    assert indexing.index_type(999, config) == "flat"
+    assert indexing.index_type(1000, config) == "hnsw"
+    assert indexing.index_type(10, indexing.Config(faiss_index="ivf")) == "ivf"

@@ -1,0 +1,150 @@
+"""Rerank: features, calibrated states, MMR caps, bounded re-query, failures as states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stages import contracts, rerank
+from tests.conftest import ALL_DOCS, eligibility_table
+
+QUESTION = "What is the salary band for level L3?"
+
+
+def test_proximity_rewards_terms_close_together():
+    close = rerank.proximity({"salary", "band"}, ["the", "salary", "band", "is", "x"])
+    far = rerank.proximity({"salary", "band"}, ["salary", "a", "b", "c", "d", "band"])
+    assert close == 1.0 and far == pytest.approx(2 / 6)
+    assert rerank.proximity({"absent"}, ["salary"]) == 0.0
+
+
+def test_named_entities_skip_the_first_word_and_acronyms():
+    assert rerank.named_entities("What does Initech pay under the MSA?") == {"initech"}
+
+
+@pytest.mark.parametrize(
+    ("confidence", "state"),
+    [
+        (None, "not_found"),
+        (0.2, "not_found"),
+        (0.55, "low_relevance"),
+        (0.74, "low_relevance"),
+        (0.75, "success"),
+    ],
+)
+def test_thresholds_give_the_states(confidence, state):
+    assert rerank.state_for(confidence, rerank.Config()) == state
+
+
+def test_learned_probability_is_monotone_in_positive_features():
+    model = rerank.RankerModel()
+    low = np.zeros((1, len(rerank.FEATURES)))
+    high = low.copy()
+    high[0, rerank.FEATURES.index("dense")] = 0.9
+    assert rerank.learned_probability(high, model)[0] > rerank.learned_probability(low, model)[0]
+
+
+def test_mmr_respects_the_per_document_cap():
+    vectors = np.eye(5)
+    chosen = rerank.mmr_select(
+        [0.9, 0.8, 0.7, 0.6, 0.5],
+        vectors,
+        ["a", "a", "a", "b", "b"],
+        rerank.Config(per_doc_cap=2, top_n=5),
+    )
+    assert [i for i in chosen] == [0, 1, 3, 4]
+
+
+def test_mmr_prefers_diverse_chunks():
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    chosen = rerank.mmr_select(
+        [0.9, 0.89, 0.8], vectors, ["a", "b", "c"], rerank.Config(top_n=2, mmr_lambda=0.5)
+    )
+    assert chosen == [0, 2]
+
+
+def _inputs(tiny_index, candidates: list[dict], question=QUESTION, status="ok"):
+    questions = contracts.from_rows(
+        [{"question_id": "q1", "question": question, "principal": "p", "query_type": "general"}],
+        "questions",
+    )
+    return {
+        **tiny_index,
+        "questions": questions,
+        "eligibility": eligibility_table("q1", dict.fromkeys(ALL_DOCS, "eligible")),
+        "candidates": contracts.from_rows(candidates, "candidates"),
+        "retrieval_status": contracts.from_rows(
+            [
+                {
+                    "question_id": "q1",
+                    "status": status,
+                    "n_eligible_docs": 3,
+                    "error": "boom" if status != "ok" else None,
+                }
+            ],
+            "retrieval_status",
+        ),
+        "retrieval_queries": contracts.empty("retrieval_queries"),
+    }
+
+
+def _candidate(chunk_id: str, doc_id: str, fused: float = 0.03, pool: str = "eligible") -> dict:
+    return {
+        "question_id": "q1",
+        "pool": pool,
+        "chunk_id": chunk_id,
+        "doc_id": doc_id,
+        "fused_score": fused,
+        "rank": 1,
+    }
+
+
+def test_a_strong_match_is_success_with_one_attempt(tiny_index):
+    out = rerank.run(
+        _inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")]), rerank.Config()
+    )
+    status = out["rerank_status"].to_pylist()[0]
+    assert status["state"] == "success" and status["confidence"] >= 0.75
+    assert [a["attempt"] for a in out["rerank_attempts"].to_pylist()] == [1]
+    assert out["ranked"].to_pylist()[0]["chunk_id"] == "hr-salaries#0000"
+
+
+def test_low_relevance_triggers_one_requery_and_records_it(tiny_index):
+    config = rerank.Config(high_threshold=0.999, low_threshold=0.01)  # force the middle band
+    out = rerank.run(_inputs(tiny_index, [_candidate("handbook#0000", "handbook")]), config)
+    attempts = out["rerank_attempts"].to_pylist()
+    assert [a["attempt"] for a in attempts] == [1, 2]
+    assert attempts[0]["stop_reason"] == "requery"
+    assert attempts[1]["stop_reason"] in {"improved", "no_improvement"}
+    assert attempts[1]["query_text"] and attempts[1]["query_text"] != QUESTION
+    # the re-query searched the eligible documents and found the better chunk
+    assert attempts[1]["stop_reason"] == "improved"
+    assert out["ranked"].to_pylist()[0]["chunk_id"] == "hr-salaries#0000"
+
+
+def test_no_requery_when_nothing_relevant_or_on_error(tiny_index):
+    nothing = rerank.run(_inputs(tiny_index, []), rerank.Config())
+    assert nothing["rerank_status"].to_pylist()[0]["state"] == "not_found"
+    assert len(nothing["rerank_attempts"]) == 1
+    failed = rerank.run(_inputs(tiny_index, [], status="error"), rerank.Config())
+    status = failed["rerank_status"].to_pylist()[0]
+    assert status["state"] == "technical_error" and status["is_error"] and status["error"] == "boom"
+    assert len(failed["rerank_attempts"]) == 1
+
+
+def test_stale_pool_that_would_answer_sets_the_stale_hint(tiny_index):
+    candidates = [
+        _candidate("pricing#0000", "pricing"),
+        _candidate("hr-salaries#0000", "hr-salaries", pool="stale"),
+    ]
+    out = rerank.run(_inputs(tiny_index, candidates), rerank.Config())
+    status = out["rerank_status"].to_pylist()[0]
+    assert status["state"] != "success" and status["refusal_hint"] == "stale_only"
+    assert all(r["doc_id"] != "hr-salaries" for r in out["ranked"].to_pylist())
+
+
+def test_a_misconfigured_cross_encoder_is_a_technical_error(tiny_index):
+    config = rerank.Config(scorer="cross_encoder", cross_encoder_model=None)
+    out = rerank.run(_inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")]), config)
+    status = out["rerank_status"].to_pylist()[0]
+    assert status["state"] == "technical_error" and "cross_encoder_model" in status["error"]
