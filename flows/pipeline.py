@@ -128,9 +128,15 @@ def _config_dict(config: BaseModel) -> dict[str, Any]:
 
 
 def stage_key(name: str, config: BaseModel, refs: dict[str, ArtifactRef]) -> str:
+    """Hash of name, VERSION, config, input keys and the output contracts' fingerprints, so a
+    contract change recomputes its producer even when nobody remembered to bump VERSION."""
     producers = sorted(set(WIRING[name].values()))
+    contract = {table: contracts.fingerprint(table) for table in STAGES[name].OUTPUTS}
     return artifact_key(
-        name, STAGES[name].VERSION, _config_dict(config), {p: refs[p].key for p in producers}
+        name,
+        STAGES[name].VERSION,
+        {"config": _config_dict(config), "contracts": contract},
+        {p: refs[p].key for p in producers},
     )
 
 

@@ -20,6 +20,7 @@ from stages.common.text import cited_sentences
 
 NAME = "attribution"
 VERSION = "1.0.0"
+OUTPUTS = ("attributions",)  # contract tables written
 
 MARKER_RE = re.compile(r"\[(E\d+)\]")
 CITATION_FIELDS = [f.name for f in contracts.CITATION]

@@ -21,6 +21,7 @@ from stages.common.text import content_tokens, coverage, sentence_spans
 
 NAME = "evidence"
 VERSION = "1.0.0"
+OUTPUTS = ("evidence",)  # contract tables written
 
 ANSWERABLE_STATES = ("success", "low_relevance")
 QUANTITY_QUESTION_RE = re.compile(

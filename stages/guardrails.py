@@ -34,6 +34,7 @@ from stages.common.text import (
 
 NAME = "guardrails"
 VERSION = "1.0.0"
+OUTPUTS = ("hallucination_reports", "final_answers")  # contract tables written
 
 INJECTION_RE = re.compile(
     r"\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|all)\b.{0,20}\binstructions?\b"

@@ -29,6 +29,7 @@ from stages.common.text import normalize_text, sentence_spans
 
 NAME = "ingestion"
 VERSION = "1.1.0"
+OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt", ".pdf", ".docx")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")

@@ -23,6 +23,7 @@ from stages import contracts
 
 NAME = "source_selection"
 VERSION = "1.0.0"
+OUTPUTS = ("eligibility",)  # contract tables written
 
 
 class QueryTypePolicy(BaseModel):

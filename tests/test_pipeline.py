@@ -193,3 +193,17 @@ def test_question_files_are_validated(bad):
 
     with pytest.raises(QuestionError, match="no 'question'"):
         questions_table([bad], "employee", "general")
+
+
+def test_contract_change_recomputes_its_producer_and_downstream(
+    sample_run, sample_config, sample_questions, monkeypatch
+):
+    import pyarrow as pa
+
+    from stages import contracts
+
+    widened = contracts.SCHEMAS["evidence"].append(pa.field("extra_note", pa.string()))
+    monkeypatch.setitem(contracts.SCHEMAS, "evidence", widened)
+    result = run_stages(sample_config, sample_questions)
+    recomputed = {name for name, r in result.results.items() if not r.ref.cache_hit}
+    assert recomputed == {"evidence", "generation", "attribution", "guardrails"}
