@@ -1,0 +1,15 @@
+"""Benchmarks for retrieval and rerank: `python -m bench [names...]` (see `--help`).
+
+Each bench is a module with NAME, DESCRIPTION, `run(results_dir=..., **options) -> dict` (it
+writes `bench/results/<NAME>.json`) and `summarize(result) -> str` (Markdown for the README).
+A bench whose public data set is absent raises `bench.common.Skipped`; the runner prints why.
+"""
+
+from __future__ import annotations
+
+# name -> module, in the order `python -m bench` runs them
+BENCHES = {
+    "speed": "bench.speed",
+    "scifact": "bench.scifact",
+    "calibration": "bench.calibration",
+}

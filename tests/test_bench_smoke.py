@@ -1,0 +1,76 @@
+"""Smoke test of `make bench`'s code on tiny inputs (nothing timed is asserted, no data set)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `bench` is a top-level folder, not an installed package
+    sys.path.insert(0, str(ROOT))
+
+from bench import common, metrics, report, scifact, speed  # noqa: E402
+
+
+def test_speed_bench_tiny_run_writes_json_and_bm25_equals_rank_bm25(tmp_path):
+    result = speed.run(sizes=(500,), n_queries=5, e2e_chunks=None, results_dir=tmp_path)
+    written = json.loads((tmp_path / "speed.json").read_text())
+    assert written["status"] == "ok"
+    assert {"params", "bm25", "faiss", "peak_rss_mb", "target", "runtime_s", "machine"} <= set(
+        written
+    )
+    assert {"nproc", "python", "libraries", "date", "git_commit"} <= set(written["machine"])
+    bm25 = written["bm25"]["500"]
+    assert {"ours", "rank_bm25", "speedup_mean", "max_abs_score_diff"} <= set(bm25["query"])
+    assert {"bm25_weights_s", "rank_bm25_s"} <= set(bm25["build"])
+    assert {"p50_ms", "p95_ms"} <= set(written["faiss"]["500"]["single_query"])
+    assert bm25["query"]["scores_equal"] is True
+    assert bm25["query"]["max_abs_score_diff"] <= 1e-9
+    assert bm25["query"]["identical_top10_share"] == 1.0
+    assert written["peak_rss_mb"]["process"] > 0
+    assert "| 500 |" in speed.summarize(result)
+    assert "Speed" in report.write_readme(tmp_path).read_text()
+
+
+def test_scifact_metric_code_on_toy_qrels():
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1, "d3": 1}, "q3": {"d9": 1}}
+    candidates = [
+        # q1: BM25 finds d1 first; dense only d5
+        {"question_id": "q1", "pool": "eligible", "doc_id": "d1", "rank": 1, "bm25_rank": 1},
+        {"question_id": "q1", "pool": "eligible", "doc_id": "d5", "rank": 2, "bm25_rank": None},
+        {"question_id": "q2", "pool": "eligible", "doc_id": "d4", "rank": 1, "bm25_rank": 1},
+        {"question_id": "q2", "pool": "eligible", "doc_id": "d2", "rank": 2, "bm25_rank": 2},
+        {"question_id": "q2", "pool": "stale", "doc_id": "d3", "rank": 1, "bm25_rank": 1},
+    ]  # q3 retrieves nothing: it must count as 0, not be dropped from the mean
+    bm25 = scifact.ranking_from_candidates(candidates, only="bm25")
+    assert bm25 == {"q1": ["d1"], "q2": ["d4", "d2"]}
+    reranked = scifact.reranked_ranking(
+        [{"question_id": "q2", "doc_id": "d2", "rank": 1}],
+        scifact.ranking_from_candidates(candidates),
+    )
+    assert reranked["q2"] == ["d2", "d4"]
+    scores = scifact.evaluate_variants(qrels, {"bm25": bm25, "rerank": reranked})
+    assert set(scores["bm25"]) == {"ndcg@10", "recall@100", "recall@10", "mrr@10"}
+    assert scores["bm25"]["recall@100"] == pytest.approx((1 + 0.5 + 0) / 3, abs=1e-4)
+    assert scores["bm25"]["mrr@10"] == pytest.approx((1 + 0.5 + 0) / 3, abs=1e-4)
+    # q2 nDCG@10 with d2 at rank 2 of two relevant: (1/log2 3) / (1 + 1/log2 3)
+    q2 = (1 / 1.5849625) / (1 + 1 / 1.5849625)
+    assert scores["bm25"]["ndcg@10"] == pytest.approx((1 + q2 + 0) / 3, abs=1e-4)
+    assert scores["rerank"]["ndcg@10"] > scores["bm25"]["ndcg@10"]
+    assert metrics.evaluate(qrels, {q: list(d) for q, d in qrels.items()})["ndcg@10"] == 1.0
+
+
+def test_missing_datasets_folder_skips_with_a_message(tmp_path, monkeypatch, capsys):
+    from bench import __main__ as cli
+
+    monkeypatch.setattr(common, "DATASETS", tmp_path / "no-such-datasets")
+    with pytest.raises(common.Skipped, match="no-such-datasets"):
+        scifact.run(results_dir=tmp_path)
+    assert cli.main(["scifact", "calibration", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "SKIP scifact" in out and "SKIP calibration" in out
+    assert "not found" in out
+    assert not (tmp_path / "scifact.json").exists()
