@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.evaluation import evaluation_command
 from stages.common.offline import apply_offline_environment
 
 apply_offline_environment()
@@ -182,6 +183,8 @@ def ask(
         )
     sys.exit(0)
 
+
+app.command("eval")(evaluation_command)
 
 if __name__ == "__main__":
     app()

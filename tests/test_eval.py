@@ -1,0 +1,265 @@
+"""The frozen eval sets, the metrics and the release gate (flows/evaluation.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flows import evaluation as ev
+from tests.conftest import ROOT
+
+DEGRADED = {"retrieval.top_k": 1, "rerank.top_n": 1}
+
+
+# ---------------------------------------------------------------- metric units
+
+
+def test_ece_on_hand_made_inputs():
+    # bin 0.9: mean confidence 0.9, accuracy 0.5 -> 0.4 * 2/4; bin 0.1: 0.1 vs 0 -> 0.1 * 2/4
+    assert ev.expected_calibration_error([0.9, 0.9, 0.1, 0.1], [True, False, False, False]) == (
+        pytest.approx(0.25)
+    )
+    assert ev.expected_calibration_error([0.95, 0.05], [True, False]) == pytest.approx(0.05)
+    assert ev.expected_calibration_error([1.0, 1.0], [True, True]) == pytest.approx(0.0)
+    assert ev.expected_calibration_error([], []) is None
+
+
+def test_refusal_precision_recall():
+    precision, recall = ev.refusal_precision_recall(
+        [True, True, True, False, False], [True, False, False, True, False]
+    )
+    assert precision == pytest.approx(0.5)
+    assert recall == pytest.approx(1 / 3)
+    assert ev.refusal_precision_recall([True], [False]) == (None, 0.0)
+
+
+def test_permission_leak_count():
+    principals = {"employee": ["everyone"], "hr_manager": ["everyone", "hr"]}
+    permissions = {"handbook": ["everyone"], "salaries": ["hr"]}
+    cited = [
+        ("q1", "employee", ["handbook", "salaries", "salaries"]),  # one leak, counted once
+        ("q2", "hr_manager", ["salaries"]),  # allowed
+        ("q3", "contractor", ["handbook"]),  # unknown principal: no groups
+        ("q4", "employee", ["unknown-doc"]),  # unknown document: no permission set
+    ]
+    leaks = ev.permission_leaks(cited, principals, permissions)
+    assert leaks == [("q1", "salaries"), ("q3", "handbook"), ("q4", "unknown-doc")]
+
+
+def test_gold_matching_and_format_checks():
+    assert ev.contains_gold("The Enterprise plan costs €49 per user. [E1]", ["€49"])
+    assert not ev.contains_gold("It costs €42. [E1]", ["€49"])
+    assert ev.contains_all("45 days, signed by ANNA BERG [E2]", ["45 days", "Anna Berg"])
+    assert not ev.contains_all("45 days [E1]", ["45 days", "Anna Berg"])
+    answered = {"status": "answered", "action": "emit", "answer": "Yes [E1]", "citations": []}
+    assert "answered without citations" in ev.format_problems(answered)
+    refused = {"status": "refused", "action": "emit", "answer": None, "refusal_reason": "nope"}
+    assert ev.format_problems(refused) == ["unknown refusal_reason 'nope'"]
+
+
+def test_retrieval_metrics_match_hand_computation():
+    gold = {"q1": ["d1"], "q2": ["d3", "d4"]}
+    ranked = {"q1": ["d2", "d1"], "q2": ["d3"]}
+    scores = ev.retrieval_metrics(gold, ranked)
+    assert scores["mrr"] == pytest.approx((0.5 + 1.0) / 2)
+    assert scores["context_recall"] == pytest.approx((1.0 + 0.5) / 2)
+    assert scores["context_precision"] == pytest.approx((0.5 + 1.0) / 2)
+    assert scores == pytest.approx(
+        {**scores, **ev._rank_metrics(gold, ranked)}
+    )  # pytrec_eval agrees with the plain-Python formulas
+
+
+def _metrics(**axes) -> dict:
+    base = {
+        "retrieval": {"ndcg_at_10": 0.9},
+        "generation": {"faithfulness_pass_rate": 0.9},
+        "end_to_end": {"factuality": 0.8, "permission_leaks": 0},
+    }
+    for axis, values in axes.items():
+        base[axis] = {**base[axis], **values}
+    return {"set_hash": "x", "axes": base}
+
+
+GATE = {
+    "axes": {
+        "retrieval": {"ndcg_at_10": {"direction": "higher", "tolerance": 0.02}},
+        "generation": {"faithfulness_pass_rate": {"direction": "higher", "tolerance": 0.02}},
+        "end_to_end": {
+            "factuality": {"direction": "higher", "tolerance": 0.02},
+            "permission_leaks": {"direction": "lower", "tolerance": 0, "max": 0},
+        },
+    }
+}
+
+
+def test_compare_names_the_regressed_axis_and_lucky_retrieval():
+    baseline = _metrics()
+    assert ev.compare(_metrics(), baseline, GATE)["passed"]
+    within = ev.compare(_metrics(end_to_end={"factuality": 0.79}), baseline, GATE)
+    assert within["passed"]
+    worse = ev.compare(_metrics(retrieval={"ndcg_at_10": 0.5}), baseline, GATE)
+    assert worse["failed_axes"] == ["retrieval"] and "ndcg_at_10" in worse["failures"][0]
+    leak = ev.compare(_metrics(end_to_end={"permission_leaks": 1}), None, GATE)
+    assert leak["failed_axes"] == ["end_to_end"]  # a hard ceiling, even without a baseline
+    lucky = ev.compare(
+        _metrics(end_to_end={"factuality": 0.9}, generation={"faithfulness_pass_rate": 0.89}),
+        baseline,
+        GATE,
+    )
+    assert lucky["passed"] and lucky["lucky_retrieval"]
+    assert "lucky retrieval" in lucky["notes"][0]
+    other_set = ev.compare(_metrics(), {**baseline, "set_hash": "y"}, GATE)
+    assert other_set["failed_axes"] == ["eval_set"]
+
+
+# ---------------------------------------------------------------- frozen sets
+
+
+@pytest.fixture
+def set_copy(tmp_path) -> Path:
+    target = tmp_path / "sample-v1"
+    shutil.copytree(ROOT / "eval" / "sets" / "sample-v1", target)
+    return target
+
+
+def test_committed_sets_verify():
+    for name in ("sample-v1", "squad2-dev-v1"):
+        eval_set = ev.verify_set(ROOT / "eval" / "sets" / name, ROOT)
+        assert eval_set.set_hash == eval_set.manifest["set_hash"]
+    squad = ev.verify_set(ROOT / "eval" / "sets" / "squad2-dev-v1", ROOT)
+    refuse = sum(q["expected_behavior"] == "refuse" for q in squad.questions)
+    assert len(squad.questions) >= 500 and 0.4 < refuse / len(squad.questions) < 0.6
+    assert (squad.path / "NOTICE.md").read_text().count("CC BY-SA 4.0") >= 1
+    assert squad.corpus_dir.is_relative_to(squad.path)  # copied in: no ../shared at gate time
+
+
+def test_tampered_eval_file_is_refused(set_copy):
+    ev.verify_set(set_copy, ROOT)
+    path = set_copy / "questions.jsonl"
+    data = bytearray(path.read_bytes())
+    data[10] ^= 1  # flip one bit of one byte
+    path.write_bytes(bytes(data))
+    with pytest.raises(ev.EvalSetError, match=r"questions\.jsonl does not match manifest"):
+        ev.verify_set(set_copy, ROOT)
+    with pytest.raises(ev.EvalSetError, match=r"questions\.jsonl"):
+        ev.release_eval(str(set_copy), reports_dir=None)  # refused before anything runs
+
+
+def test_unlisted_or_missing_files_are_refused(set_copy):
+    (set_copy / "extra.jsonl").write_text("{}\n")
+    with pytest.raises(ev.EvalSetError, match=r"extra\.jsonl is not in manifest"):
+        ev.verify_set(set_copy, ROOT)
+    (set_copy / "extra.jsonl").unlink()
+    (set_copy / "corpus.json").unlink()
+    with pytest.raises(ev.EvalSetError, match=r"corpus\.json is listed in manifest.json but"):
+        ev.verify_set(set_copy, ROOT)
+
+
+def test_changed_referenced_corpus_file_is_refused(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "data" / "sample" / "docs", root / "data" / "sample" / "docs")
+    ev.verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
+    target = root / "data" / "sample" / "docs" / "pricing" / "price-list-2026.md"
+    target.write_text(target.read_text().replace("€49", "€59"))
+    with pytest.raises(ev.EvalSetError, match=r"pricing/price-list-2026\.md does not match"):
+        ev.verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
+
+
+# ---------------------------------------------------------------- runs on the sample set
+
+
+@pytest.fixture(scope="module")
+def gate_root(tmp_path_factory) -> Path:
+    """A project root whose baseline is made by this test session (so the test does not depend on
+    the committed baseline being current); sets, data and gate.yaml are the real ones."""
+    root = tmp_path_factory.mktemp("gate-root")
+    (root / "eval" / "baseline").mkdir(parents=True)
+    (root / "eval" / "sets").symlink_to(ROOT / "eval" / "sets")
+    (root / "data").symlink_to(ROOT / "data")
+    shutil.copy(ROOT / "eval" / "gate.yaml", root / "eval" / "gate.yaml")
+    return root
+
+
+@pytest.fixture(scope="module")
+def default_eval(sample_run, sample_config, gate_root, tmp_path_factory):
+    """The default config on sample-v1, promoted as this session's baseline (the store is the
+    session's sample store, so every stage is a cache hit)."""
+    reports = tmp_path_factory.mktemp("reports")
+    return ev.release_eval(
+        "sample-v1", store=sample_config.store, promote=True, reports_dir=reports, root=gate_root
+    )
+
+
+def test_report_files_and_baseline(default_eval, gate_root):
+    folder = default_eval.report_dir
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert set(ev.AXES) <= set(metrics["axes"])
+    assert metrics["axes"]["end_to_end"]["permission_leaks"] == 0
+    assert metrics["axes"]["end_to_end"]["format_compliance"] == 1.0
+    html = (folder / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3 and "Worst failures" in html
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(folder / "questions.parquet").num_rows == metrics["questions"] == 73
+    baseline = json.loads((gate_root / "eval" / "baseline" / "sample-v1.json").read_text())
+    assert baseline["set_hash"] == metrics["set_hash"]
+    assert baseline["stage_versions"]["guardrails"] and baseline["models"]["sha256"]
+    assert baseline["config"]["stages"]["retrieval"]["top_k"] == 30
+
+
+def test_gate_fails_naming_the_axis_when_retrieval_is_degraded(default_eval, gate_root, tmp_path):
+    store = default_eval.run.config.store
+    with pytest.raises(ev.GateFailure) as failure:
+        ev.release_eval(
+            "sample-v1",
+            overrides=DEGRADED,
+            store=store,
+            gate=True,
+            reports_dir=tmp_path,
+            root=gate_root,
+        )
+    assert "retrieval" in failure.value.axes
+    assert "end_to_end" in failure.value.axes
+    assert "axis retrieval" in str(failure.value)
+    with pytest.raises(ev.GateFailure):  # --promote never writes a failing baseline
+        ev.release_eval(
+            "sample-v1",
+            overrides=DEGRADED,
+            store=store,
+            promote=True,
+            reports_dir=None,
+            root=gate_root,
+        )
+    baseline = json.loads((gate_root / "eval" / "baseline" / "sample-v1.json").read_text())
+    assert baseline["config"]["stages"]["retrieval"]["top_k"] == 30
+
+
+def test_two_runs_of_the_same_config_give_identical_metrics(default_eval, tmp_path):
+    """Second run in a fresh store: retrieval → guardrails recompute (ingestion and indexing are
+    linked in, they are the slow part and have their own tests)."""
+    source = Path(default_eval.run.config.store)
+    fresh = tmp_path / "artifacts"
+    fresh.mkdir()
+    for stage in ("corpus", "ingestion", "indexing"):
+        shutil.copytree(source / stage, fresh / stage)
+    again = ev.evaluate("sample-v1", store=fresh)
+    assert not again.stage_results["rerank"].ref.cache_hit
+    assert ev.comparable(again.metrics) == ev.comparable(default_eval.run.metrics)
+    assert again.per_question == default_eval.run.per_question
+
+
+def test_cli_gate_exits_non_zero_naming_the_axis(default_eval, tmp_path):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    args = ["eval", "--set", "sample-v1", "--store", str(default_eval.run.config.store)]
+    args += ["--gate", "--no-prefect", "--reports-dir", str(tmp_path)]
+    args += [f"--set-override={k}={v}" for k, v in DEGRADED.items()]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "axis retrieval" in result.output
+    assert list(tmp_path.glob("*/report.html"))
