@@ -176,6 +176,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("confidence", pa.float64()),
             ("is_error", pa.bool_()),
             ("refusal_hint", pa.string()),
+            ("llm_verdict", pa.string()),
             ("error", pa.string()),
         ]
     ),

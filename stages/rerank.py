@@ -32,7 +32,7 @@ from stages.common import models, progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
 
 NAME = "rerank"
-VERSION = "2.1.0"
+VERSION = "2.2.0"
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts")  # contract tables written
 
 ENTITY_RE = re.compile(r"\b[A-Z][\w&-]{2,}")
@@ -78,6 +78,9 @@ class Config(BaseModel):
     # 0.05 nDCG@10, 0.75 costs 0.10), while the per-document cap already spreads evidence.
     mmr_lambda: float = Field(1.0, ge=0, le=1)
     max_attempts: int = Field(2, ge=1, le=2, description="searches per question, re-query included")
+    # Optional second opinion from the local LLM for critical query types (slow: opt in).
+    llm_check_query_types: list[str] = Field([], description="e.g. [pricing, contract, dates]")
+    llm_model_path: str = "models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     requery_top_k: int = Field(30, ge=1)
     embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
 
@@ -252,6 +255,58 @@ def requery_text(question: str, best_heading: str | None) -> str:
     return " ".join(dict.fromkeys(terms))
 
 
+# ---------------------------------------------------------------- optional LLM confidence check
+
+VERDICTS = ("HIGH", "MEDIUM", "LOW", "NOT_RELEVANT")
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"verdict": {"type": "string", "enum": list(VERDICTS)}},
+    "required": ["verdict"],
+}
+CHECK_PROMPT = (
+    "Rate how well the evidence answers the question.\n"
+    "HIGH: the evidence explicitly states the answer.\n"
+    "MEDIUM: the evidence is on topic and partly answers.\n"
+    "LOW: on topic but does not answer.\n"
+    "NOT_RELEVANT: about something else.\n"
+    'Respond only with JSON like {"verdict": "HIGH"}.'
+)
+
+
+class Verdict(BaseModel):
+    verdict: Literal["HIGH", "MEDIUM", "LOW", "NOT_RELEVANT"]
+
+
+def make_check_client(config: Config) -> Any:
+    from stages.common import llm
+
+    return llm.LlamaCppClient(config.llm_model_path, max_tokens=16)
+
+
+def llm_verdict(client: Any, question: str, evidence: str) -> str:
+    """The model's verdict; anything malformed or failing degrades safely to LOW."""
+    messages = [
+        {"role": "system", "content": CHECK_PROMPT},
+        {
+            "role": "user",
+            "content": f"Evidence: {evidence[:1500]}\n\nQuestion: {question}\n\n"
+            "Does the evidence state the answer?",
+        },
+    ]
+    try:
+        return Verdict.model_validate_json(client.complete(messages, VERDICT_SCHEMA).text).verdict
+    except Exception:  # invalid JSON, unknown verdict, backend failure: never more confident
+        return "LOW"
+
+
+def apply_verdict(state: str, verdict: str) -> str:
+    if verdict == "HIGH":
+        return state
+    if verdict == "MEDIUM":
+        return "low_relevance" if state == "success" else state
+    return "not_found"
+
+
 # ---------------------------------------------------------------- stage entry point
 
 
@@ -303,10 +358,29 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 _state(qid, "technical_error", None, None, f"{type(exc).__name__}: {exc}")
             )
             continue
+        if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
+            outcome = _checked(outcome, question, scorer, config)
         ranked.extend(outcome["ranked"])
         states.append(outcome["state"])
         attempts.extend(outcome["attempts"])
     return _outputs(ranked, states, attempts)
+
+
+def _checked(outcome: dict, question: dict, scorer: Scorer, config: Config) -> dict:
+    state = outcome["state"]
+    if state["state"] not in ("success", "low_relevance"):
+        return outcome
+    global _check_client
+    if _check_client is None:
+        _check_client = make_check_client(config)
+    top = scorer.view.row_of[outcome["ranked"][0]["chunk_id"]]
+    evidence = f"{scorer.view.headings[top]}\n{scorer.view.texts[top]}"
+    verdict = llm_verdict(_check_client, question["question"], evidence)
+    checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
+    return {**outcome, "state": checked}
+
+
+_check_client: Any = None
 
 
 def _score_pool(candidates: list[dict], queries, vectors, scorer: Scorer) -> list[float]:
@@ -400,6 +474,7 @@ def _state(
         "confidence": confidence,
         "is_error": state == "technical_error",
         "refusal_hint": hint,
+        "llm_verdict": None,
         "error": error,
     }
 

@@ -23,7 +23,7 @@ from stages.common import models, progress, search
 from stages.common.text import tokenize
 
 NAME = "retrieval"
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 OUTPUTS = ("retrieval_queries", "candidates", "retrieval_status")  # contract tables written
 
 POOLS = {"eligible": ("eligible",), "stale": ("stale",)}
@@ -46,6 +46,8 @@ class Config(BaseModel):
     max_subqueries: int = Field(5, ge=1, le=5)
     decompose: bool = True
     glossary: dict[str, str] = Field({}, description="acronym or term -> expansion")
+    llm_rewriter: bool = Field(False, description="also ask the local LLM for rewrites (slow)")
+    llm_model_path: str = "models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     hnsw_ef_search: int = Field(128, ge=1)
     ivf_nprobe: int = Field(16, ge=1)
     embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
@@ -71,14 +73,57 @@ def expand_glossary(question: str, glossary: dict[str, str]) -> str | None:
     return f"{question} ({'; '.join(additions)})" if additions else None
 
 
+REWRITE_SCHEMA = {
+    "type": "object",
+    "properties": {"queries": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
+    "required": ["queries"],
+}
+REWRITE_PROMPT = (
+    "Rewrite the user's question into at most 3 short search queries that would find the "
+    "answer in company documents (synonyms, expanded abbreviations, separate parts). "
+    'Respond only with JSON like {"queries": ["..."]}.'
+)
+
+
+class LlmRewrites(BaseModel):
+    queries: list[str] = Field(max_length=3)
+
+
+def make_rewrite_client(config: Config) -> Any:
+    from stages.common import llm
+
+    return llm.LlamaCppClient(config.llm_model_path, max_tokens=96)
+
+
+def llm_rewrites(client: Any, question: str) -> list[str]:
+    """Validated rewrites from the model; malformed output or a failure yields none."""
+    messages = [
+        {"role": "system", "content": REWRITE_PROMPT},
+        {"role": "user", "content": question},
+    ]
+    try:
+        parsed = LlmRewrites.model_validate_json(client.complete(messages, REWRITE_SCHEMA).text)
+    except Exception:  # the original query still runs; a bad rewrite must not stop retrieval
+        return []
+    return [q.strip() for q in parsed.queries if q.strip() and q.strip() != question]
+
+
+_rewrite_client: Any = None
+
+
 def rewrite(question: str, config: Config) -> list[tuple[str, str]]:
     """(query text, kind) pairs, the original first, at most `max_subqueries` in all."""
+    global _rewrite_client
     queries = [(question, "original")]
     expanded = expand_glossary(question, config.glossary)
     if expanded:
         queries.append((expanded, "glossary"))
     if config.decompose:
         queries.extend((part, "decomposition") for part in decompose(question))
+    if config.llm_rewriter and len(queries) < config.max_subqueries:
+        if _rewrite_client is None:
+            _rewrite_client = make_rewrite_client(config)
+        queries.extend((text, "llm") for text in llm_rewrites(_rewrite_client, question))
     return queries[: config.max_subqueries]
 
 

@@ -148,3 +148,75 @@ def test_a_misconfigured_cross_encoder_is_a_technical_error(tiny_index):
     out = rerank.run(_inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")]), config)
     status = out["rerank_status"].to_pylist()[0]
     assert status["state"] == "technical_error" and "cross_encoder_model" in status["error"]
+
+
+class ScriptedClient:
+    """Stands in for the chat model to exercise the verdict parsing (the real model: below)."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply, self.calls = reply, 0
+
+    def complete(self, messages, schema):
+        from stages.common.llm import Completion
+
+        self.calls += 1
+        return Completion(text=self.reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict"),
+    [
+        ('{"verdict": "HIGH"}', "HIGH"),
+        ('{"verdict": "NOT_RELEVANT"}', "NOT_RELEVANT"),
+        ('{"verdict": "CERTAIN"}', "LOW"),
+        ("HIGH, definitely", "LOW"),
+        ("", "LOW"),
+    ],
+)
+def test_malformed_llm_verdicts_degrade_to_low(reply, verdict):
+    assert rerank.llm_verdict(ScriptedClient(reply), "q", "evidence") == verdict
+
+
+def test_verdicts_only_ever_lower_the_state():
+    assert rerank.apply_verdict("success", "HIGH") == "success"
+    assert rerank.apply_verdict("success", "MEDIUM") == "low_relevance"
+    assert rerank.apply_verdict("low_relevance", "MEDIUM") == "low_relevance"
+    assert rerank.apply_verdict("success", "LOW") == "not_found"
+    assert rerank.apply_verdict("success", "NOT_RELEVANT") == "not_found"
+
+
+def test_llm_check_runs_only_for_configured_query_types(tiny_index, monkeypatch):
+    client = ScriptedClient('{"verdict": "NOT_RELEVANT"}')
+    monkeypatch.setattr(rerank, "_check_client", client)
+    config = rerank.Config(llm_check_query_types=["pricing"])
+    general = rerank.run(
+        _inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")]), config
+    )
+    assert general["rerank_status"].to_pylist()[0]["state"] == "success" and client.calls == 0
+    priced = _inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")])
+    priced["questions"] = contracts.from_rows(
+        [{"question_id": "q1", "question": QUESTION, "principal": "p", "query_type": "pricing"}],
+        "questions",
+    )
+    status = rerank.run(priced, config)["rerank_status"].to_pylist()[0]
+    assert (status["state"], status["llm_verdict"], client.calls) == (
+        "not_found",
+        "NOT_RELEVANT",
+        1,
+    )
+
+
+def test_the_local_model_judges_evidence_that_states_the_answer():
+    from pathlib import Path
+
+    from stages.common import llm
+
+    if not Path(llm.DEFAULT_MODEL_PATH).is_file():
+        pytest.skip(f"{llm.DEFAULT_MODEL_PATH} not assembled: run make setup")
+    client = rerank.make_check_client(rerank.Config())
+    verdict = rerank.llm_verdict(
+        client,
+        "How much does the Enterprise plan cost per user per month?",
+        "Plan: Enterprise; Monthly list price: €49 per user per month; Minimum seats: 25.",
+    )
+    assert verdict in ("HIGH", "MEDIUM")

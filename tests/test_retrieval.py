@@ -172,3 +172,42 @@ def test_index_type_follows_corpus_size():
     assert indexing.index_type(999, config) == "flat"
     assert indexing.index_type(1000, config) == "hnsw"
     assert indexing.index_type(10, indexing.Config(faiss_index="ivf")) == "ivf"
+
+
+class ScriptedClient:
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    def complete(self, messages, schema):
+        from stages.common.llm import Completion
+
+        return Completion(text=self.reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            '{"queries": ["L3 pay range", "salary bands by level"]}',
+            ["L3 pay range", "salary bands by level"],
+        ),
+        ('{"queries": ["a", "b", "c", "d"]}', []),  # over the schema's bound: rejected whole
+        ("not json", []),
+        ('{"answer": "56,000"}', []),
+    ],
+)
+def test_llm_rewrites_are_validated(reply, expected):
+    assert retrieval.llm_rewrites(ScriptedClient(reply), "What is the L3 salary band?") == expected
+
+
+def test_llm_rewrites_are_recorded_and_bounded(monkeypatch):
+    monkeypatch.setattr(
+        retrieval, "_rewrite_client", ScriptedClient('{"queries": ["x one", "x two", "x three"]}')
+    )
+    config = retrieval.Config(llm_rewriter=True, max_subqueries=3)
+    rewrites = retrieval.rewrite("What is the L3 salary band?", config)
+    assert rewrites == [
+        ("What is the L3 salary band?", "original"),
+        ("x one", "llm"),
+        ("x two", "llm"),
+    ]
