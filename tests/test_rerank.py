@@ -220,3 +220,31 @@ def test_the_local_model_judges_evidence_that_states_the_answer():
         "Plan: Enterprise; Monthly list price: €49 per user per month; Minimum seats: 25.",
     )
     assert verdict in ("HIGH", "MEDIUM")
+
+
+def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
+    """Plumbing only: no trained cross-encoder ships on PyPI, so this one has a random head
+    (a user drops a real one in by path); what must hold is that it is loaded from disk and
+    its scores, through ce_scale/ce_shift, become the confidences."""
+    from sentence_transformers import CrossEncoder
+
+    from stages.common import models
+
+    base = models.resolve_model_path(models.DEFAULT_EMBEDDING_MODEL)
+    CrossEncoder(str(base), num_labels=1, device="cpu").save(str(tmp_path / "ce"))
+    candidates = [
+        _candidate("hr-salaries#0000", "hr-salaries"),
+        _candidate("pricing#0000", "pricing"),
+    ]
+    config = rerank.Config(
+        scorer="cross_encoder", cross_encoder_model=str(tmp_path / "ce"), ce_scale=0.0, ce_shift=5.0
+    )
+    out = rerank.run(_inputs(tiny_index, candidates), config)
+    status = out["rerank_status"].to_pylist()[0]
+    expected = 1 / (1 + np.exp(-5.0))  # scale 0: the confidence is the shift alone
+    assert status["confidence"] == pytest.approx(expected)
+    assert status["state"] == "success"
+    assert {r["chunk_id"] for r in out["ranked"].to_pylist()} == {
+        "hr-salaries#0000",
+        "pricing#0000",
+    }
