@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.evaluation import evaluation_command
+from flows.ops import artifacts_app, trace_command
 from stages.common.offline import apply_offline_environment
 
 apply_offline_environment()
@@ -185,6 +186,8 @@ def ask(
 
 
 app.command("eval")(evaluation_command)
+app.add_typer(artifacts_app, name="artifacts")
+app.command("trace")(trace_command)
 
 if __name__ == "__main__":
     app()

@@ -47,7 +47,7 @@ def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float)
             name: {
                 "seconds": round(r.seconds, 3),
                 "cache_hit": r.ref.cache_hit,
-                "key": r.ref.key[:12],
+                "key": r.ref.key,
                 "rows": r.rows,
             }
             for name, r in result.results.items()

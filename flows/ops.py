@@ -1,0 +1,162 @@
+"""Operations on what runs leave behind: artifact listing and garbage collection, question traces.
+
+`grounding artifacts ls|show|gc` and `grounding trace RUN_ID QUESTION_ID`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from stages.store import MANIFEST
+
+console = Console()
+artifacts_app = typer.Typer(
+    help="List, inspect and garbage-collect artifacts.", no_args_is_help=True
+)
+
+
+def manifests(store: Path) -> list[dict]:
+    """Every complete artifact's manifest, with its folder; temporary folders are skipped."""
+    found = []
+    for path in sorted(store.glob(f"*/*/{MANIFEST}")):
+        if path.parent.name.startswith(".tmp-"):
+            continue
+        manifest = json.loads(path.read_text())
+        manifest["path"] = str(path.parent)
+        found.append(manifest)
+    return found
+
+
+def referenced_keys(runs_dir: Path, by_key: dict[str, dict]) -> set[str]:
+    """Keys a run summary names, plus everything upstream of them (their inputs, transitively)."""
+    pending = []
+    for summary in runs_dir.glob("*/summary.json"):
+        pending += [s["key"] for s in json.loads(summary.read_text())["stages"].values()]
+    keep: set[str] = set()
+    while pending:
+        key = pending.pop()
+        if key in keep:
+            continue
+        keep.add(key)
+        pending += list(by_key.get(key, {}).get("input_keys", {}).values())
+    return keep
+
+
+def garbage(store: Path, runs_dir: Path) -> list[Path]:
+    """Artifact folders no run references, and temporary folders left by killed writes."""
+    everything = manifests(store)
+    keep = referenced_keys(runs_dir, {m["key"]: m for m in everything})
+    unused = [Path(m["path"]) for m in everything if m["key"] not in keep]
+    return unused + sorted(store.glob("*/.tmp-*"))
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _settings(config: Path):
+    from flows.config import load_config
+
+    return load_config(config)
+
+
+ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
+
+
+@artifacts_app.command("ls")
+def list_artifacts(
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+    stage: Annotated[str | None, typer.Option(help="Only this stage.")] = None,
+) -> None:
+    """List artifacts with their version, rows and lineage (which inputs they were built from)."""
+    settings = _settings(config)
+    table = Table(title=f"artifacts in {settings.store}")
+    for column in ("stage", "key", "version", "created", "rows", "inputs"):
+        table.add_column(column)
+    for m in manifests(settings.store):
+        if stage and m["stage"] != stage:
+            continue
+        rows = ", ".join(f"{n}={t['rows']}" for n, t in m.get("tables", {}).items())
+        inputs = ", ".join(f"{p}:{k[:8]}" for p, k in m.get("input_keys", {}).items())
+        table.add_row(m["stage"], m["key"][:12], m["version"], m["created_at"][:19], rows, inputs)
+    console.print(table)
+
+
+@artifacts_app.command("show")
+def show_artifact(
+    key: Annotated[str, typer.Argument(help="An artifact key or a unique prefix of one.")],
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+) -> None:
+    """Print one artifact's manifest: config, inputs, lineage, tables and library versions."""
+    matches = [m for m in manifests(_settings(config).store) if m["key"].startswith(key)]
+    if len(matches) != 1:
+        console.print(f"[red]{len(matches)} artifacts match {key!r}[/red]")
+        raise typer.Exit(2)
+    console.print_json(json.dumps(matches[0]))
+
+
+@artifacts_app.command("gc")
+def collect_garbage(
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+    apply: Annotated[bool, typer.Option("--apply", help="Delete (default: dry run).")] = False,
+) -> None:
+    """Remove artifacts that no run in runs/ references (dry run unless --apply)."""
+    settings = _settings(config)
+    unused = garbage(settings.store, settings.runs_dir)
+    total = sum(_size(p) for p in unused)
+    for path in unused:
+        console.print(f"{'deleting' if apply else 'would delete'} {path}")
+        if apply:
+            shutil.rmtree(path)
+    verb = "freed" if apply else "would free"
+    console.print(f"{len(unused)} folders, {verb} {total / 1e6:.1f} MB")
+
+
+def trace_command(
+    run_id: Annotated[str, typer.Argument(help="A folder name under runs/.")],
+    question_id: Annotated[str, typer.Argument(help="The question's id.")],
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+) -> None:
+    """Print one question's trace: decisions, candidates, state, evidence, answer, verdict."""
+    path = _settings(config).runs_dir / run_id / "trace.jsonl"
+    if not path.is_file():
+        console.print(f"[red]no trace at {path}[/red]")
+        raise typer.Exit(2)
+    traces = (json.loads(line) for line in path.read_text().splitlines())
+    trace = next((t for t in traces if t["question_id"] == question_id), None)
+    if trace is None:
+        console.print(f"[red]no question {question_id!r} in run {run_id}[/red]")
+        raise typer.Exit(2)
+    console.print(render_trace(trace))
+
+
+def render_trace(trace: dict) -> str:
+    excluded = [d for d in trace["source_selection"] if not d["eligible"]]
+    lines = [
+        f"[bold]{trace['question_id']}[/bold]: {trace['question']}",
+        f"source selection: {len(trace['source_selection']) - len(excluded)} eligible, "
+        + ", ".join(f"{d['doc_id']} ({d['rule']})" for d in excluded[:8]),
+        "queries: "
+        + " | ".join(f"{q['rewrite_kind']}: {q['query_text']}" for q in trace["queries"]),
+        "candidates: "
+        + ", ".join(f"{c['chunk_id']} ({c['fused_score']:.3f})" for c in trace["candidates"][:5]),
+        f"rerank: {trace['rerank'].get('state')} (confidence {trace['rerank'].get('confidence')})",
+        *(
+            f"  attempt {a['attempt']}: {a['query_text']!r} -> {a['state']} ({a['stop_reason']})"
+            for a in trace.get("rerank_attempts", [])
+        ),
+        "evidence:",
+        *(f"  [{e['evidence_id']}] {e['doc_id']} {e['text'][:100]}" for e in trace["evidence"]),
+        f"generation: {trace['generation'].get('backend')} -> "
+        f"{trace['generation'].get('answer') or trace['generation'].get('refusal_reason')}",
+        f"guardrails: {trace['guardrails'].get('action')} {trace['guardrails'].get('reasons')}",
+        f"final: {trace['final']['status']}: {trace['final']['rendered_answer']}",
+    ]
+    return "\n".join(lines)
