@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.backfill import backfill_command
 from flows.evaluation import evaluation_command
 from flows.ops import artifacts_app, trace_command
 from stages.common.offline import apply_offline_environment
@@ -188,6 +189,7 @@ def ask(
 app.command("eval")(evaluation_command)
 app.add_typer(artifacts_app, name="artifacts")
 app.command("trace")(trace_command)
+app.command("backfill")(backfill_command)
 
 if __name__ == "__main__":
     app()

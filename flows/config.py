@@ -111,3 +111,14 @@ def load_config(
         )
     except ValidationError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """`key=value` strings (YAML values) from the command line into load_config overrides."""
+    parsed = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"--set expects key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        parsed[key] = yaml.safe_load(value)
+    return parsed
