@@ -12,4 +12,5 @@ BENCHES = {
     "speed": "bench.speed",
     "scifact": "bench.scifact",
     "calibration": "bench.calibration",
+    "generation": "bench.generation",
 }
