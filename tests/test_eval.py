@@ -263,3 +263,34 @@ def test_cli_gate_exits_non_zero_naming_the_axis(default_eval, tmp_path):
     assert result.exit_code == 1, result.output
     assert "axis retrieval" in result.output
     assert list(tmp_path.glob("*/report.html"))
+
+
+def test_the_release_eval_flow_publishes_its_summary_as_prefect_artifacts(sample_store, tmp_path):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from flows.evaluation import release_eval_flow
+
+    outcome = release_eval_flow()(
+        "sample-v1",
+        str(ROOT / "configs" / "pipeline.yaml"),
+        {},
+        str(sample_store / "artifacts"),
+        False,
+        False,
+        str(tmp_path / "reports"),
+    )
+    assert outcome.report_dir is not None and (outcome.report_dir / "report.html").is_file()
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(
+                    any_=["release-eval-sample-v1", "release-eval-sample-v1-metrics"]
+                )
+            )
+        )
+    kinds = {a.key: a.type for a in found}
+    assert kinds.get("release-eval-sample-v1") == "markdown"
+    assert kinds.get("release-eval-sample-v1-metrics") == "table"
+    markdown = next(a for a in found if a.key == "release-eval-sample-v1")
+    assert "factuality" in str(markdown.data)
