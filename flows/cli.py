@@ -38,18 +38,10 @@ SetOption = Annotated[
 
 
 def _load(config_path: Path, overrides: list[str]):
-    from flows.config import ConfigError, load_config
+    from flows.config import ConfigError, load_config, parse_overrides
 
-    parsed = {}
-    for item in overrides:
-        if "=" not in item:
-            raise typer.BadParameter(f"--set expects key=value, got {item!r}")
-        key, value = item.split("=", 1)
-        import yaml
-
-        parsed[key] = yaml.safe_load(value)
     try:
-        return load_config(config_path, parsed)
+        return load_config(config_path, parse_overrides(overrides))
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}")
         raise typer.Exit(2) from exc

@@ -1156,13 +1156,12 @@ def release_eval_flow():
 
 
 def _parse_overrides(items: list[str]) -> dict[str, Any]:
-    parsed = {}
-    for item in items:
-        if "=" not in item:
-            raise typer.BadParameter(f"--set-override expects stage.field=value, got {item!r}")
-        key, value = item.split("=", 1)
-        parsed[key] = yaml.safe_load(value)
-    return parsed
+    from flows.config import ConfigError, parse_overrides
+
+    try:
+        return parse_overrides(items)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 def evaluation_command(

@@ -197,14 +197,19 @@ class ExtractiveBackend:
         )
 
     def _refusal(self, request: Request, reason: str) -> Output:
-        return Output(
-            answer=None,
-            citations=[],
-            refusal_reason=reason,
-            missing=request.sub_questions,
-            model_id=self.model_id,
-            stop_reason="refusal",
-        )
+        return refusal_output(request, reason, self.model_id)
+
+
+def refusal_output(request: Request, reason: str, model_id: str) -> Output:
+    """The structured refusal every backend returns: no answer, the reason, what is missing."""
+    return Output(
+        answer=None,
+        citations=[],
+        refusal_reason=reason,
+        missing=request.sub_questions,
+        model_id=model_id,
+        stop_reason="refusal",
+    )
 
 
 def _default_reason(state: str) -> str:
@@ -488,14 +493,7 @@ class LLMBackend:
         )
 
     def _refusal(self, request: Request, reason: str) -> Output:
-        return Output(
-            answer=None,
-            citations=[],
-            refusal_reason=reason,
-            missing=request.sub_questions,
-            model_id=self.model_id,
-            stop_reason="refusal",
-        )
+        return refusal_output(request, reason, self.model_id)
 
     def _technical_error(
         self, request: Request, error: str, attempts: int, tokens: tuple[int, int] = (0, 0)
