@@ -5,11 +5,16 @@ answers from the same evidence. Reported per backend: answers/s, p50/p95 latency
 answerable questions whose answer contains a gold answer, and the share of unanswerable questions
 refused. The extractive backend answers every question; an LLM backend answers a stratified
 subset (`--llm-questions`, default 40) because it generates ~9 tokens/s on 2 cores.
+
+`openai_compatible` is measured against llama-cpp-python's own OpenAI-compatible server, started
+on 127.0.0.1 with the same local GGUF, so its row shows the HTTP path's cost over `llama_cpp`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +58,25 @@ def _score(records: list[dict], generations: list[dict]) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def _served(backend: str, settings: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """For openai_compatible without a configured base_url, serve the local GGUF meanwhile."""
+    from stages.common import llm
+
+    if backend != "openai_compatible" or settings.get("base_url"):
+        yield settings
+        return
+    model_path = settings.get("model_path") or llm.DEFAULT_MODEL_PATH
+    with llm.local_openai_server(model_path, alias="local") as base_url:
+        yield {**settings, "base_url": base_url, "model": "local"}
+
+
 def run(
     results_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
     rebuild_index: bool = False,
     llm_questions: int = LLM_QUESTIONS,
-    backends: tuple[str, ...] = ("extractive", "llama_cpp"),
+    backends: tuple[str, ...] = ("extractive", "llama_cpp", "openai_compatible"),
     **_: Any,
 ) -> dict[str, Any]:
     import json
@@ -105,15 +123,15 @@ def run(
             for name, table in stage_inputs.items()
             if hasattr(table, "column_names")
         }
-        settings = common.stage_config(
-            generation,
-            {**common.pipeline_settings("generation"), "backend": backend, "cache_dir": None},
-            overrides.get("generation"),
-        )
+        base = {**common.pipeline_settings("generation"), "backend": backend, "cache_dir": None}
         common.console.print(f"  backend {backend}: {len(chosen)} questions")
         started = time.perf_counter()
         try:
-            out = generation.run(subset, settings)["generations"].to_pylist()
+            with _served(backend, base) as settings_dict:
+                settings = common.stage_config(
+                    generation, settings_dict, overrides.get("generation")
+                )
+                out = generation.run(subset, settings)["generations"].to_pylist()
         except Exception as exc:  # a backend that cannot start is reported, not fatal
             results[backend] = {"error": f"{type(exc).__name__}: {exc}"}
             continue

@@ -80,5 +80,11 @@ WIRING: dict[str, dict[str, str]] = {
         "rerank_status": "rerank",
         "evidence": "evidence",
         "attributions": "attribution",
+        "generation_calls": "generation",
+        "rewrite_calls": "retrieval",
+        "confidence_calls": "rerank",
     },
 }
+
+# A revise round re-runs generation with the guardrails' findings as an extra input.
+REVISION_INPUT = "revision_requests"

@@ -44,7 +44,33 @@ CLAIM = pa.struct(
 
 REDACTION = pa.struct([("kind", pa.string()), ("start", pa.int64()), ("end", pa.int64())])
 
+# One record per structured output the pipeline consumed from a model (query rewrite, generator
+# JSON, confidence JSON): what was asked, whether the output passed its JSON schema, and why not.
+TOOL_CALLS = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("tool", pa.string()),  # query_rewrite | generate_answer | confidence_check
+        ("attempt", pa.int32()),  # 1-based; the last attempt is the one the pipeline kept
+        ("args", pa.string()),  # JSON: model id, prompt hash, round… never secrets
+        ("status", pa.string()),  # valid | invalid | error
+        ("errors", STRING_LIST),
+    ]
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
+    # a revise round's request to the generator: what the guardrails rejected in the last answer
+    "revision_requests": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("round", pa.int32()),
+            ("unsupported_claims", STRING_LIST),
+            ("feedback", STRING_LIST),
+        ]
+    ),
+    # the same contract under one name per producer, so the data catalog can wire each one
+    "rewrite_calls": TOOL_CALLS,
+    "generation_calls": TOOL_CALLS,
+    "confidence_calls": TOOL_CALLS,
     # Raw corpus snapshot: file bytes, so ingestion is a pure function of its input table.
     "corpus_files": pa.schema(
         [

@@ -50,8 +50,9 @@ from stages.common import llm
 from stages.common.text import cited_sentences
 
 NAME = "generation"
-VERSION = "1.2.0"
-OUTPUTS = ("generations",)  # contract tables written
+VERSION = "1.3.0"
+OUTPUTS = ("generations", "generation_calls")  # contract tables written
+TOOL = "generate_answer"
 PROMPT_VERSION = "2"
 
 REFUSAL_REASONS = (
@@ -129,6 +130,9 @@ class Request(BaseModel):
     refusal_hint: str | None
     sub_questions: list[str]
     evidence: list[EvidenceItem]
+    # a revise round: the guardrails' findings on the previous answer, and its unsupported claims
+    feedback: list[str] = []
+    unsupported_claims: list[str] = []
 
 
 class Output(BaseModel):
@@ -145,6 +149,8 @@ class Output(BaseModel):
     tokens_prompt: int | None = None
     tokens_completion: int | None = None
     error: str | None = None
+    # one TOOL_CALLS record per model attempt (tool, attempt, status, errors, args)
+    validations: list[dict[str, Any]] = []
 
 
 class Backend(Protocol):
@@ -165,8 +171,10 @@ class ExtractiveBackend:
         if request.refusal_hint == "stale_only":  # only outdated documents would answer this
             return self._refusal(request, "stale_only")
         by_part: dict[int, list[EvidenceItem]] = defaultdict(list)
+        rejected = {_normalized(claim) for claim in request.unsupported_claims}
         for item in request.evidence:
-            by_part[item.sub_question].append(item)
+            if _normalized(_as_sentence(item.text)) not in rejected:  # a revise round drops them
+                by_part[item.sub_question].append(item)
         chosen, missing = [], []
         for part, sub_question in enumerate(request.sub_questions):
             items = sorted(by_part.get(part, []), key=lambda e: -e.score)
@@ -216,6 +224,10 @@ def _default_reason(state: str) -> str:
     return "technical_error" if state == "technical_error" else "insufficient_evidence"
 
 
+def _normalized(text: str) -> str:
+    return " ".join(MARKER_RE.sub(" ", text).lower().split()).rstrip(" .!?")
+
+
 def _as_sentence(text: str) -> str:
     text = " ".join(text.split())
     return text if text.endswith((".", "!", "?")) else text + "."
@@ -260,6 +272,11 @@ RETRY_PROMPT = (
     "Your reply was rejected: {error}. Reply again with one JSON object that follows the rules: "
     "every answer sentence ends with an [E#] marker of a listed evidence id, or answer is null "
     "with a refusal_reason."
+)
+REVISE_PROMPT = (
+    "\n\nA fact checker rejected your previous answer. Unsupported claims: {claims}. "
+    "Findings: {findings}. Write a new answer without these claims, or correct them so the cited "
+    "evidence states them exactly; if nothing supported remains, refuse."
 )
 MARKER_RE = re.compile(r"\[(E\d+)\]")
 # "… month [E1]." → "… month. [E1]", so the marker closes the sentence the way attribution reads
@@ -319,6 +336,11 @@ def build_messages(request: Request) -> list[dict[str, str]]:
         + "\n".join(lines)
         + f"\n\nQuestion: {request.question}"
     )
+    if request.feedback:
+        user += REVISE_PROMPT.format(
+            claims="; ".join(request.unsupported_claims) or "-",
+            findings="; ".join(request.feedback),
+        )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -416,18 +438,24 @@ class LLMBackend:
         schema = answer_schema(request)
         tokens_prompt = tokens_completion = 0
         error = "no attempt"
+        records: list[dict[str, Any]] = []
+        args = {"model_id": client.model_id, "prompt_hash": prompt_hash(request)}
         for attempt in range(1, self.config.max_retries + 2):
             try:
                 self.calls += 1
                 completion = client.complete(messages, schema)
             except llm.LLMError as exc:
-                return self._technical_error(request, str(exc), attempts=attempt)
+                records.append(llm.tool_call_record(TOOL, attempt, "error", [str(exc)[:300]], args))
+                return self._technical_error(request, str(exc), attempts=attempt).model_copy(
+                    update={"validations": records}
+                )
             tokens_prompt += completion.tokens_prompt or 0
             tokens_completion += completion.tokens_completion or 0
             try:
                 reply = check_answer(completion.text, request)
             except InvalidAnswer as exc:
                 error = str(exc)
+                records.append(llm.tool_call_record(TOOL, attempt, "invalid", [error], args))
                 if completion.finish_reason == "length":
                     error += " (the reply was cut off at max_tokens: answer more briefly)"
                 messages = [
@@ -436,9 +464,14 @@ class LLMBackend:
                     {"role": "user", "content": RETRY_PROMPT.format(error=error)},
                 ]
                 continue
+            records.append(llm.tool_call_record(TOOL, attempt, "valid", [], args))
             output = self._from_reply(request, reply, client.model_id, attempt)
             output = output.model_copy(
-                update={"tokens_prompt": tokens_prompt, "tokens_completion": tokens_completion}
+                update={
+                    "tokens_prompt": tokens_prompt,
+                    "tokens_completion": tokens_completion,
+                    "validations": records,
+                }
             )
             if self.cache:
                 self.cache.put(key, output.model_dump(exclude={"cached"}))
@@ -448,7 +481,7 @@ class LLMBackend:
             f"invalid model output after {self.config.max_retries + 1} attempts: {error}",
             attempts=self.config.max_retries + 1,
             tokens=(tokens_prompt, tokens_completion),
-        )
+        ).model_copy(update={"validations": records})
 
     def _cache_key(self, request: Request) -> str:
         evidence = [item.model_dump() for item in request.evidence]
@@ -579,6 +612,8 @@ def prompt_hash(request: Request) -> str:
 
 
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
+    """Answer every question; in a revise round (input `revision_requests`), only the questions
+    it names, each with the guardrails' feedback on its previous answer."""
     statuses = {r["question_id"]: r for r in inputs["rerank_status"].to_pylist()}
     evidence = defaultdict(list)
     for row in inputs["evidence"].to_pylist():
@@ -587,12 +622,17 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     for row in inputs["retrieval_queries"].to_pylist():
         if row["rewrite_kind"] == "decomposition":
             subs[row["question_id"]].append(row["query_text"])
+    revisions = _revision_requests(inputs.get("revision_requests"))
     backend = make_backend(config)
     columns = set(contracts.schema_of("generations").names)
-    rows = []
+    rows, calls = [], []
     for question in inputs["questions"].to_pylist():
         qid = question["question_id"]
+        if revisions is not None and qid not in revisions:
+            continue
         request = build_request(question, statuses.get(qid), evidence[qid], subs[qid])
+        if revisions is not None:
+            request = request.model_copy(update=revisions[qid])
         started = time.perf_counter()
         output = backend.generate(request)
         row = {
@@ -605,4 +645,20 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         }
         # trace fields (attempts, tokens, error…) go in only where the contract has a column
         rows.append({name: value for name, value in row.items() if name in columns})
-    return {"generations": contracts.from_rows(rows, "generations")}
+        calls += [{"question_id": qid, **record} for record in output.validations]
+    return {
+        "generations": contracts.from_rows(rows, "generations"),
+        "generation_calls": contracts.from_rows(calls, "generation_calls"),
+    }
+
+
+def _revision_requests(table: pa.Table | None) -> dict[str, dict[str, list[str]]] | None:
+    if table is None:
+        return None
+    return {
+        row["question_id"]: {
+            "feedback": row["feedback"],
+            "unsupported_claims": row["unsupported_claims"],
+        }
+        for row in table.to_pylist()
+    }

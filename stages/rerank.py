@@ -32,8 +32,9 @@ from stages.common import models, progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
 
 NAME = "rerank"
-VERSION = "2.2.0"
-OUTPUTS = ("ranked", "rerank_status", "rerank_attempts")  # contract tables written
+VERSION = "2.3.0"
+# contract tables written
+OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
 
 ENTITY_RE = re.compile(r"\b[A-Z][\w&-]{2,}")
 FEATURES = (
@@ -283,8 +284,11 @@ def make_check_client(config: Config) -> Any:
     return llm.LlamaCppClient(config.llm_model_path, max_tokens=16)
 
 
-def llm_verdict(client: Any, question: str, evidence: str) -> str:
-    """The model's verdict; anything malformed or failing degrades safely to LOW."""
+def llm_verdict(client: Any, question: str, evidence: str) -> tuple[str, list[dict]]:
+    """The model's verdict and one TOOL_CALLS record per attempt; an output that still breaks
+    the schema after the bounded retry, or a backend failure, degrades safely to LOW."""
+    from stages.common import llm
+
     messages = [
         {"role": "system", "content": CHECK_PROMPT},
         {
@@ -293,10 +297,10 @@ def llm_verdict(client: Any, question: str, evidence: str) -> str:
             "Does the evidence state the answer?",
         },
     ]
-    try:
-        return Verdict.model_validate_json(client.complete(messages, VERDICT_SCHEMA).text).verdict
-    except Exception:  # invalid JSON, unknown verdict, backend failure: never more confident
-        return "LOW"
+    parsed, records = llm.call_validated(
+        client, messages, VERDICT_SCHEMA, Verdict.model_validate_json, tool="confidence_check"
+    )
+    return (parsed.verdict if parsed else "LOW"), records
 
 
 def apply_verdict(state: str, verdict: str) -> str:
@@ -324,7 +328,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     for row in inputs["eligibility"].select(["question_id", "doc_id", "eligible"]).to_pylist():
         if row["eligible"]:
             eligible_docs[row["question_id"]].append(row["doc_id"])
-    ranked, states, attempts = [], [], []
+    ranked, states, attempts, calls = [], [], [], []
     try:
         scorer = Scorer(inputs, config)
         texts = [t for q in questions for t in [q["question"], *parts[q["question_id"]]]]
@@ -334,7 +338,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         states = [
             _state(q["question_id"], "technical_error", None, None, message) for q in questions
         ]
-        return _outputs([], states, [])
+        return _outputs([], states, [], [])
     offset = 0
     for question in progress.track(questions, "reranking"):
         qid = question["question_id"]
@@ -360,24 +364,32 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             continue
         if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
             outcome = _checked(outcome, question, scorer, config)
+            calls += [{"question_id": qid, **r} for r in outcome.get("calls", [])]
         ranked.extend(outcome["ranked"])
         states.append(outcome["state"])
         attempts.extend(outcome["attempts"])
-    return _outputs(ranked, states, attempts)
+    return _outputs(ranked, states, attempts, calls)
 
 
 def _checked(outcome: dict, question: dict, scorer: Scorer, config: Config) -> dict:
     state = outcome["state"]
     if state["state"] not in ("success", "low_relevance"):
         return outcome
+    from stages.common import llm
+
     global _check_client
-    if _check_client is None:
-        _check_client = make_check_client(config)
     top = scorer.view.row_of[outcome["ranked"][0]["chunk_id"]]
     evidence = f"{scorer.view.headings[top]}\n{scorer.view.texts[top]}"
-    verdict = llm_verdict(_check_client, question["question"], evidence)
+    try:
+        if _check_client is None:
+            _check_client = make_check_client(config)
+        verdict, records = llm_verdict(_check_client, question["question"], evidence)
+    except llm.LLMError as exc:  # no model: never more confident than without the check
+        args = {"model_path": config.llm_model_path}
+        verdict = "LOW"
+        records = [llm.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
     checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
-    return {**outcome, "state": checked}
+    return {**outcome, "state": checked, "calls": records}
 
 
 _check_client: Any = None
@@ -479,9 +491,12 @@ def _state(
     }
 
 
-def _outputs(ranked: list[dict], states: list[dict], attempts: list[dict]) -> dict[str, pa.Table]:
+def _outputs(
+    ranked: list[dict], states: list[dict], attempts: list[dict], calls: list[dict]
+) -> dict[str, pa.Table]:
     return {
         "ranked": contracts.from_rows(ranked, "ranked"),
         "rerank_status": contracts.from_rows(states, "rerank_status"),
         "rerank_attempts": contracts.from_rows(attempts, "rerank_attempts"),
+        "confidence_calls": contracts.from_rows(calls, "confidence_calls"),
     }

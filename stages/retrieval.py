@@ -23,8 +23,13 @@ from stages.common import models, progress, search
 from stages.common.text import tokenize
 
 NAME = "retrieval"
-VERSION = "1.2.0"
-OUTPUTS = ("retrieval_queries", "candidates", "retrieval_status")  # contract tables written
+VERSION = "1.3.0"
+OUTPUTS = (
+    "retrieval_queries",
+    "candidates",
+    "retrieval_status",
+    "rewrite_calls",
+)  # contract tables written
 
 POOLS = {"eligible": ("eligible",), "stale": ("stale",)}
 SPLIT_RE = re.compile(
@@ -95,36 +100,51 @@ def make_rewrite_client(config: Config) -> Any:
     return llm.LlamaCppClient(config.llm_model_path, max_tokens=96)
 
 
-def llm_rewrites(client: Any, question: str) -> list[str]:
-    """Validated rewrites from the model; malformed output or a failure yields none."""
+def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
+    """Validated rewrites from the model, with one TOOL_CALLS record per attempt; an output
+    that still breaks the schema after the bounded retry, or a failure, yields no rewrites."""
+    from stages.common import llm
+
     messages = [
         {"role": "system", "content": REWRITE_PROMPT},
         {"role": "user", "content": question},
     ]
-    try:
-        parsed = LlmRewrites.model_validate_json(client.complete(messages, REWRITE_SCHEMA).text)
-    except Exception:  # the original query still runs; a bad rewrite must not stop retrieval
-        return []
-    return [q.strip() for q in parsed.queries if q.strip() and q.strip() != question]
+    parsed, records = llm.call_validated(
+        client, messages, REWRITE_SCHEMA, LlmRewrites.model_validate_json, tool="query_rewrite"
+    )
+    if parsed is None:  # the original query still runs; a bad rewrite must not stop retrieval
+        return [], records
+    rewrites = [q.strip() for q in parsed.queries if q.strip() and q.strip() != question]
+    return rewrites, records
 
 
 _rewrite_client: Any = None
 
 
-def rewrite(question: str, config: Config) -> list[tuple[str, str]]:
-    """(query text, kind) pairs, the original first, at most `max_subqueries` in all."""
+def rewrite(question: str, config: Config) -> tuple[list[tuple[str, str]], list[dict]]:
+    """(query text, kind) pairs, the original first, at most `max_subqueries` in all, and the
+    validation records of any model call made for them."""
     global _rewrite_client
     queries = [(question, "original")]
+    records: list[dict] = []
     expanded = expand_glossary(question, config.glossary)
     if expanded:
         queries.append((expanded, "glossary"))
     if config.decompose:
         queries.extend((part, "decomposition") for part in decompose(question))
     if config.llm_rewriter and len(queries) < config.max_subqueries:
-        if _rewrite_client is None:
-            _rewrite_client = make_rewrite_client(config)
-        queries.extend((text, "llm") for text in llm_rewrites(_rewrite_client, question))
-    return queries[: config.max_subqueries]
+        from stages.common import llm
+
+        try:
+            if _rewrite_client is None:
+                _rewrite_client = make_rewrite_client(config)
+            texts, records = llm_rewrites(_rewrite_client, question)
+        except llm.LLMError as exc:  # no model: the rule-based rewrites still run
+            texts = []
+            args = {"model_path": config.llm_model_path}
+            records = [llm.tool_call_record("query_rewrite", 1, "error", [str(exc)[:300]], args)]
+        queries.extend((text, "llm") for text in texts)
+    return queries[: config.max_subqueries], records
 
 
 # ---------------------------------------------------------------- indexes
@@ -166,10 +186,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     decisions = defaultdict(lambda: defaultdict(list))
     for row in inputs["eligibility"].select(["question_id", "doc_id", "decision"]).to_pylist():
         decisions[row["question_id"]][row["decision"]].append(row["doc_id"])
-    query_rows = []
+    query_rows, calls = [], []
     rewrites = {}
     for question in questions:
-        rewrites[question["question_id"]] = rewrite(question["question"], config)
+        rewrites[question["question_id"]], records = rewrite(question["question"], config)
+        calls += [{"question_id": question["question_id"], **r} for r in records]
         for index, (text, kind) in enumerate(rewrites[question["question_id"]]):
             query_rows.append(
                 {
@@ -189,7 +210,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     except Exception as exc:  # an index or model failure is a technical error for every question
         message = f"{type(exc).__name__}: {exc}"
         statuses = [_status(q["question_id"], "error", 0, message) for q in questions]
-        return _outputs(query_rows, [], statuses)
+        return _outputs(query_rows, [], statuses, calls)
     offset = 0
     params = search_params(config)
     for question in progress.track(questions, "retrieving"):
@@ -210,7 +231,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             statuses.append(
                 _status(qid, "error", len(eligible_docs), f"{type(exc).__name__}: {exc}")
             )
-    return _outputs(query_rows, candidates, statuses)
+    return _outputs(query_rows, candidates, statuses, calls)
 
 
 def _status(question_id: str, status: str, n_eligible: int, error: str | None) -> dict:
@@ -223,10 +244,11 @@ def _status(question_id: str, status: str, n_eligible: int, error: str | None) -
 
 
 def _outputs(
-    query_rows: list[dict], candidates: list[dict], statuses: list[dict]
+    query_rows: list[dict], candidates: list[dict], statuses: list[dict], calls: list[dict]
 ) -> dict[str, pa.Table]:
     return {
         "retrieval_queries": contracts.from_rows(query_rows, "retrieval_queries"),
         "candidates": contracts.from_rows(candidates, "candidates"),
         "retrieval_status": contracts.from_rows(statuses, "retrieval_status"),
+        "rewrite_calls": contracts.from_rows(calls, "rewrite_calls"),
     }

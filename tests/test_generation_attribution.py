@@ -70,16 +70,16 @@ def decomposition(qid: str, index: int, text: str) -> dict:
     }
 
 
-def generate(questions, statuses, evidence, queries=()) -> list[dict]:
-    out = generation.run(
-        {
-            "questions": contracts.from_rows(list(questions), "questions"),
-            "rerank_status": contracts.from_rows(list(statuses), "rerank_status"),
-            "evidence": contracts.from_rows(list(evidence), "evidence"),
-            "retrieval_queries": contracts.from_rows(list(queries), "retrieval_queries"),
-        },
-        generation.Config(),
-    )["generations"]
+def generate(questions, statuses, evidence, queries=(), revisions=None) -> list[dict]:
+    inputs = {
+        "questions": contracts.from_rows(list(questions), "questions"),
+        "rerank_status": contracts.from_rows(list(statuses), "rerank_status"),
+        "evidence": contracts.from_rows(list(evidence), "evidence"),
+        "retrieval_queries": contracts.from_rows(list(queries), "retrieval_queries"),
+    }
+    if revisions is not None:
+        inputs["revision_requests"] = contracts.from_rows(revisions, "revision_requests")
+    out = generation.run(inputs, generation.Config())["generations"]
     assert out.schema == contracts.schema_of("generations")
     return out.to_pylist()
 
@@ -158,6 +158,26 @@ def test_success_does_not_cite_evidence_of_another_question():
     rows = generate([question("q1")], [status("q1")], evidence)
     assert MARKER_RE.findall(rows[0]["answer"]) == ["E1"]
     assert SLA not in rows[0]["answer"]
+
+
+def test_a_revise_round_answers_only_the_named_questions_without_the_rejected_claim():
+    evidence = [ev("E1", PRICE, score=0.95), ev("E2", STORAGE, score=0.9)]
+    evidence += [ev("E3", SLA, qid="q2")]
+    revision = {
+        "question_id": "q1",
+        "round": 1,
+        "unsupported_claims": [STORAGE],
+        "feedback": ["name not in evidence: X"],
+    }
+    rows = generate(
+        [question("q1"), question("q2")], [status("q1"), status("q2")], evidence, (), [revision]
+    )
+    assert [r["question_id"] for r in rows] == ["q1"]  # q2 was not sent back
+    assert rows[0]["citations"] == ["E1"] and STORAGE not in rows[0]["answer"]
+    # when every span behind the answer was rejected, the revision is a refusal
+    revision["unsupported_claims"] = [PRICE, STORAGE]
+    [refused] = generate([question("q1")], [status("q1")], evidence, (), [revision])
+    assert (refused["answer"], refused["refusal_reason"]) == (None, "insufficient_evidence")
 
 
 def test_weak_second_span_is_dropped():

@@ -9,9 +9,6 @@ Only the malformed-reply, cache and 429 cases use stubs, as they test this modul
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -189,6 +186,31 @@ def test_malformed_json_is_retried_then_a_technical_error(tmp_path):
     assert not list(tmp_path.glob("cache/*/*.json"))  # failures are never cached
 
 
+def test_every_generator_attempt_is_recorded_as_a_tool_call(tmp_path):
+    good = '{"answer": "It costs €49 per user per month. [E1]", "citations": ["E1"],'
+    good += ' "refusal_reason": null, "missing": []}'
+    replies = iter(['{"answer": "€49 [E9]", "citations": ["E9"]}', good])
+
+    class Scripted(CountingClient):
+        def complete(self, messages, schema):
+            self.calls += 1
+            return llm.Completion(text=next(replies), finish_reason="stop")
+
+    output = backend_with(Scripted(), config(tmp_path)).generate(request())
+    statuses = [(v["tool"], v["attempt"], v["status"]) for v in output.validations]
+    assert statuses == [("generate_answer", 1, "invalid"), ("generate_answer", 2, "valid")]
+    assert output.validations[0]["errors"] and output.answer.endswith("[E1]")
+
+
+def test_the_revise_prompt_names_the_rejected_claims():
+    revised = request().model_copy(
+        update={"feedback": ["figure not in evidence: €45"], "unsupported_claims": ["It is €45."]}
+    )
+    user = generation.build_messages(revised)[-1]["content"]
+    assert "It is €45." in user and "figure not in evidence: €45" in user
+    assert generation.prompt_hash(revised) != generation.prompt_hash(request())
+
+
 def test_cache_hit_does_not_call_the_model(tmp_path):
     reply = '{"answer": "It costs €49 per user per month.", "citations": ["E1"],'
     reply += ' "refusal_reason": null, "missing": []}'
@@ -230,44 +252,13 @@ def test_rate_limit_honours_retry_after():
 # ---------------------------------------------------------------- openai_compatible, real server
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llama_server():
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(MODEL)]
-        + ["--host", "127.0.0.1", "--port", str(port), "--model_alias", "qwen"]
-        + ["--n_ctx", "4096", "--n_threads", "2", "--verbose", "false"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 90
     try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {process.stderr.read().decode()[-2000:]}")
-            try:
-                if httpx.get(f"{base_url}/models", timeout=1, trust_env=False).is_success:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not come up within 90 s")
-            time.sleep(0.5)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        with llm.local_openai_server(str(MODEL), alias="qwen", startup_timeout_s=90) as base_url:
+            yield base_url
+    except llm.LLMError as exc:
+        pytest.fail(str(exc))
 
 
 @needs_model
@@ -283,7 +274,7 @@ def test_openai_compatible_server_down_is_a_technical_error(tmp_path):
     cfg = config(
         tmp_path,
         backend="openai_compatible",
-        base_url=f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+        base_url=f"http://127.0.0.1:{llm.free_port()}/v1",  # nothing listens there
         timeout_s=2,
         connect_timeout_s=0.5,
         http_retries=2,

@@ -174,7 +174,13 @@ class ScriptedClient:
     ],
 )
 def test_malformed_llm_verdicts_degrade_to_low(reply, verdict):
-    assert rerank.llm_verdict(ScriptedClient(reply), "q", "evidence") == verdict
+    client = ScriptedClient(reply)
+    found, records = rerank.llm_verdict(client, "q", "evidence")
+    assert found == verdict
+    # a malformed verdict is fed back once (bounded), and each attempt is recorded
+    expected = ["valid"] if verdict != "LOW" else ["invalid", "invalid"]
+    assert [r["status"] for r in records] == expected and client.calls == len(expected)
+    assert {r["tool"] for r in records} == {"confidence_check"}
 
 
 def test_verdicts_only_ever_lower_the_state():
@@ -204,6 +210,10 @@ def test_llm_check_runs_only_for_configured_query_types(tiny_index, monkeypatch)
         "NOT_RELEVANT",
         1,
     )
+    calls = rerank.run(priced, config)["confidence_calls"].to_pylist()
+    assert [(c["question_id"], c["tool"], c["status"]) for c in calls] == [
+        ("q1", "confidence_check", "valid")
+    ]
 
 
 def test_the_local_model_judges_evidence_that_states_the_answer():
@@ -214,7 +224,7 @@ def test_the_local_model_judges_evidence_that_states_the_answer():
     if not Path(llm.DEFAULT_MODEL_PATH).is_file():
         pytest.skip(f"{llm.DEFAULT_MODEL_PATH} not assembled: run make setup")
     client = rerank.make_check_client(rerank.Config())
-    verdict = rerank.llm_verdict(
+    verdict, _ = rerank.llm_verdict(
         client,
         "How much does the Enterprise plan cost per user per month?",
         "Plan: Enterprise; Monthly list price: €49 per user per month; Minimum seats: 25.",

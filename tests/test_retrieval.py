@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -107,7 +108,8 @@ def test_rewrites_are_bounded_and_recorded(tiny_index):
         glossary={"SLA": "Service Level Agreement", "MSA": "Master Service Agreement"},
         max_subqueries=4,
     )
-    rewrites = retrieval.rewrite(question, config)
+    rewrites, records = retrieval.rewrite(question, config)
+    assert records == []  # no model was asked
     assert len(rewrites) == 4
     assert rewrites[0] == (question, "original")
     assert rewrites[1][1] == "glossary" and "Service Level Agreement" in rewrites[1][0]
@@ -175,13 +177,19 @@ def test_index_type_follows_corpus_size():
 
 
 class ScriptedClient:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
+    """Replies in turn (the last one repeats) and keeps every message list it was sent."""
+
+    model_id = "scripted"
+
+    def __init__(self, *replies: str) -> None:
+        self.replies = list(replies)
+        self.sent: list[list[dict]] = []
 
     def complete(self, messages, schema):
         from stages.common.llm import Completion
 
-        return Completion(text=self.reply)
+        self.sent.append(messages)
+        return Completion(text=self.replies[min(len(self.sent), len(self.replies)) - 1])
 
 
 @pytest.mark.parametrize(
@@ -197,7 +205,21 @@ class ScriptedClient:
     ],
 )
 def test_llm_rewrites_are_validated(reply, expected):
-    assert retrieval.llm_rewrites(ScriptedClient(reply), "What is the L3 salary band?") == expected
+    rewrites, records = retrieval.llm_rewrites(ScriptedClient(reply), "What is the L3 salary band?")
+    assert rewrites == expected
+    statuses = [r["status"] for r in records]
+    # a valid reply is accepted at once; an invalid one is fed back once, then given up
+    assert statuses == (["valid"] if expected else ["invalid", "invalid"])
+    assert all(r["tool"] == "query_rewrite" for r in records)
+
+
+def test_an_invalid_rewrite_is_fed_back_and_the_retry_recorded():
+    client = ScriptedClient("not json", '{"queries": ["L3 pay range"]}')
+    rewrites, records = retrieval.llm_rewrites(client, "What is the L3 salary band?")
+    assert rewrites == ["L3 pay range"]
+    assert [(r["attempt"], r["status"]) for r in records] == [(1, "invalid"), (2, "valid")]
+    assert records[0]["errors"] and "rejected" in client.sent[1][-1]["content"]
+    assert json.loads(records[0]["args"])["model_id"] == "scripted"
 
 
 def test_llm_rewrites_are_recorded_and_bounded(monkeypatch):
@@ -205,7 +227,8 @@ def test_llm_rewrites_are_recorded_and_bounded(monkeypatch):
         retrieval, "_rewrite_client", ScriptedClient('{"queries": ["x one", "x two", "x three"]}')
     )
     config = retrieval.Config(llm_rewriter=True, max_subqueries=3)
-    rewrites = retrieval.rewrite("What is the L3 salary band?", config)
+    rewrites, records = retrieval.rewrite("What is the L3 salary band?", config)
+    assert [r["status"] for r in records] == ["valid"]
     assert rewrites == [
         ("What is the L3 salary band?", "original"),
         ("x one", "llm"),

@@ -486,6 +486,124 @@ class AnswerCache:
             _atomic_write_text(self._path(key), json.dumps(value, sort_keys=True, default=str))
 
 
+# ---------------------------------------------------------------- validated structured calls
+
+VALIDATION_RETRY_PROMPT = (
+    "Your reply was rejected: {error}. Reply again with one JSON object that follows the schema."
+)
+
+
+def tool_call_record(
+    tool: str, attempt: int, status: str, errors: list[str], args: dict[str, Any]
+) -> dict[str, Any]:
+    """One row of the TOOL_CALLS contract (without question_id, which the stage adds)."""
+    return {
+        "tool": tool,
+        "attempt": attempt,
+        "args": json.dumps(args, sort_keys=True, default=str),
+        "status": status,
+        "errors": errors,
+    }
+
+
+def messages_hash(messages: list[dict[str, str]]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def call_validated(
+    client: ChatClient,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    parse: Callable[[str], Any],
+    *,
+    tool: str,
+    max_retries: int = 1,
+) -> tuple[Any | None, list[dict[str, Any]]]:
+    """Ask for a structured output, validate it with `parse`, feed errors back, bounded.
+
+    Returns (the parsed value or None, one TOOL_CALLS record per attempt). `parse` raises
+    ValueError (pydantic's ValidationError is one) on an output that breaks the schema; a client
+    failure ends the call at once with status "error".
+    """
+    args = {"model_id": getattr(client, "model_id", None), "prompt_hash": messages_hash(messages)}
+    records: list[dict[str, Any]] = []
+    for attempt in range(1, max_retries + 2):
+        try:
+            completion = client.complete(messages, schema)
+        except LLMError as exc:
+            records.append(tool_call_record(tool, attempt, "error", [str(exc)[:300]], args))
+            return None, records
+        try:
+            value = parse(completion.text)
+        except ValueError as exc:
+            error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            records.append(tool_call_record(tool, attempt, "invalid", [error], args))
+            messages = [
+                *messages,
+                {"role": "assistant", "content": (completion.text or "")[:2000]},
+                {"role": "user", "content": VALIDATION_RETRY_PROMPT.format(error=error)},
+            ]
+            continue
+        records.append(tool_call_record(tool, attempt, "valid", [], args))
+        return value, records
+    return None, records
+
+
+# ---------------------------------------------------------------- a local OpenAI-compatible server
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def local_openai_server(
+    model_path: str = DEFAULT_MODEL_PATH,
+    alias: str = "local",
+    n_ctx: int = 4096,
+    n_threads: int = 2,
+    startup_timeout_s: float = 120.0,
+):
+    """llama-cpp-python's own OpenAI-compatible server on 127.0.0.1, for tests and benchmarks.
+
+    Yields the base URL (".../v1"); the server process is terminated on exit, whatever happened.
+    """
+    import subprocess
+
+    import httpx
+
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--model_alias", alias]
+    command += ["--n_ctx", str(n_ctx), "--n_threads", str(n_threads), "--verbose", "false"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + startup_timeout_s
+    try:
+        while True:
+            if process.poll() is not None:
+                tail = process.stderr.read().decode(errors="replace")[-2000:]
+                raise LLMError(f"llama_cpp.server exited: {tail}")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base_url}/models", timeout=1, trust_env=False).is_success:
+                    break
+            if time.monotonic() > deadline:
+                raise LLMError(f"llama_cpp.server did not come up within {startup_timeout_s} s")
+            time.sleep(0.5)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 # ---------------------------------------------------------------- benchmark hook
 
 
