@@ -5,13 +5,21 @@ the same atomic write as a run, so a partition is either complete or absent. A p
 folder holds the answers of the current pipeline (same final artifact key) is skipped; anything
 else is (re)computed, and the artifact store means only stages whose inputs changed do work.
 Kill it at any point and run it again: it finishes the rest, with nothing duplicated or lost.
+
+Partitions run `--workers` at a time in a bounded thread pool, after the shared stages (ingestion,
+indexing) are built once; per-question caching means questions already answered by this
+pipeline in any partition are not computed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Annotated
 
@@ -41,23 +49,22 @@ def _done_key(folder: Path) -> str | None:
     summary = folder / "summary.json"
     if not summary.is_file():
         return None
-    return json.loads(summary.read_text())["stages"]["guardrails"]["key"]
+    return json.loads(summary.read_text())["stages"].get("revise", {}).get("key")
 
 
 def backfill_partition(settings, path: Path, out_root: Path) -> dict:
     """Run one partition unless its answers for this exact pipeline already exist."""
     from flows.pipeline import load_questions, run_stages
     from flows.runs import summarize, write_run
-    from stages.store import ArtifactStore
 
     started = time.perf_counter()
     table = load_questions(path, settings.default_principal, settings.default_query_type)
     result = run_stages(settings, table)
     folder = out_root / path.stem
-    key = result.results["guardrails"].ref.key
+    key = result.final_ref.key
     if _done_key(folder) == key:
         return {"partition": path.stem, "status": "skipped", "questions": table.num_rows}
-    store = ArtifactStore(settings.store)
+    store = settings.artifact_store()
     summary = summarize(result, store, time.perf_counter() - started)
     if folder.exists():  # answers of an older pipeline: replace them whole
         import shutil
@@ -65,6 +72,75 @@ def backfill_partition(settings, path: Path, out_root: Path) -> dict:
         shutil.rmtree(folder)
     write_run(out_root, path.stem, result, store, summary)
     return {"partition": path.stem, "status": "done", "questions": table.num_rows}
+
+
+def _question_count(path: Path) -> int:
+    from flows.pipeline import load_questions
+
+    try:
+        return load_questions(path, "employee", "general").num_rows
+    except Exception:  # a bad file fails in its partition, with the reason, not here
+        return 0
+
+
+Progress = Callable[[dict], None]
+
+
+def run_backfill(
+    settings, chosen: list[Path], out_root: Path, workers: int, progress: Progress | None = None
+) -> list[dict]:
+    """Answer the partitions, `workers` at a time; one failure does not stop the others.
+    Returns one outcome per partition, in the partitions' order."""
+    from flows.pipeline import run_shared_stages
+
+    # once, not raced by every partition; if it fails (an unreadable corpus…), each partition
+    # fails on its own with the reason
+    with contextlib.suppress(Exception):
+        run_shared_stages(settings)
+    lock = threading.Lock()
+
+    def one(path: Path) -> dict:
+        try:
+            outcome = backfill_partition(settings, path, out_root)
+        except Exception as exc:
+            outcome = {
+                "partition": path.stem,
+                "status": "failed",
+                "reason": f"{type(exc).__name__}: {exc}",
+            }
+        if progress:
+            with lock:
+                progress(outcome)
+        return outcome
+
+    outcomes: dict[Path, dict] = {}
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="backfill") as pool:
+        futures = {pool.submit(one, path): path for path in chosen}
+        for future in as_completed(futures):
+            outcomes[futures[future]] = future.result()
+    return [outcomes[path] for path in chosen]
+
+
+def _progress_bars(chosen: list[Path]):
+    """Rich progress over partitions and over questions."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    counts = {path.stem: _question_count(path) for path in chosen}
+    bars = Progress(
+        TextColumn("{task.description:<11}"),
+        BarColumn(bar_width=30),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    )
+    partitions_bar = bars.add_task("partitions", total=len(chosen))
+    questions_bar = bars.add_task("questions", total=sum(counts.values()))
+
+    def advance(outcome: dict) -> None:
+        bars.advance(partitions_bar)
+        bars.advance(questions_bar, counts.get(outcome["partition"], 0))
+
+    return bars, advance
 
 
 def backfill_command(
@@ -83,10 +159,12 @@ def backfill_command(
     set_: Annotated[
         list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
     ] = [],  # noqa: B006 - typer needs a literal default
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="Partitions at once (default: backfill_workers)."),
+    ] = None,
 ) -> None:
     """Answer many question sets; rerun after any interruption to finish the rest."""
-    from rich.progress import track
-
     from flows.config import load_config, parse_overrides
 
     settings = load_config(config, parse_overrides(set_))
@@ -97,18 +175,11 @@ def backfill_command(
         dt.date.fromisoformat(since) if since else None,
         dt.date.fromisoformat(until) if until else None,
     )
-    outcomes = []
-    for path in track(chosen, description="partitions"):
-        try:
-            outcomes.append(backfill_partition(settings, path, out_root))
-        except Exception as exc:  # one bad partition does not stop the others
-            outcomes.append(
-                {
-                    "partition": path.stem,
-                    "status": "failed",
-                    "reason": f"{type(exc).__name__}: {exc}",
-                }
-            )
+    bars, advance = _progress_bars(chosen)
+    with bars:
+        outcomes = run_backfill(
+            settings, chosen, out_root, workers or settings.backfill_workers, advance
+        )
     summary = {
         "finished_at": dt.datetime.now(dt.UTC).isoformat(),
         "done": sum(o["status"] == "done" for o in outcomes),

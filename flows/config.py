@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flows.registry import STAGES
 
@@ -22,14 +22,32 @@ class ConfigError(ValueError):
     pass
 
 
+class TaskRunnerConfig(BaseModel):
+    """Where Prefect runs the tasks: a thread pool (default) or Dask, either a local cluster of
+    `n_workers` processes or an existing cluster at `address` (tcp://host:8786)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["thread", "dask"] = "thread"
+    address: str | None = None
+    n_workers: int = Field(2, ge=1)
+    threads_per_worker: int = Field(1, ge=1)
+    max_workers: int | None = Field(None, ge=1)  # thread pool size; null = Prefect's default
+
+
 class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     root: Path
     corpus: Path
     questions: Path
-    store: Path
+    # a local folder, or an fsspec URL (s3://bucket/prefix) that several machines can share
+    store: Path | str
+    store_options: dict[str, Any] = Field(default_factory=dict)
     runs_dir: Path
+    batch_size: int = Field(64, ge=1)  # questions per batch in per-question stages
+    backfill_workers: int = Field(2, ge=1)  # partitions a backfill answers at once
+    task_runner: TaskRunnerConfig = Field(default_factory=TaskRunnerConfig)
     as_of: dt.date | None = None
     default_principal: str = "employee"
     default_query_type: str = "general"
@@ -37,6 +55,11 @@ class PipelineConfig(BaseModel):
 
     def stage_config(self, name: str) -> BaseModel:
         return self.stages[name]
+
+    def artifact_store(self):
+        from stages.store import ArtifactStore
+
+        return ArtifactStore(self.store, self.store_options)
 
 
 def _project_root(config_path: Path) -> Path:
@@ -79,9 +102,12 @@ def load_config(
         )
     merged = {name: _stage_section(root, sections.get(name) or {}) for name in STAGES}
     for key, value in (overrides or {}).items():
-        if "." in key:
-            stage, field = key.split(".", 1)
-            merged.setdefault(stage, {})[field] = value
+        prefix, _, field = key.partition(".")
+        if field and prefix in STAGES:
+            merged[prefix][field] = value
+        elif field:  # a nested top-level setting, e.g. task_runner.kind=dask
+            section = raw.get(prefix)
+            raw[prefix] = {**(section if isinstance(section, dict) else {}), field: value}
         else:
             raw[key] = value
     as_of = raw.get("as_of")
@@ -102,8 +128,12 @@ def load_config(
             root=root,
             corpus=root / raw.get("corpus", "data/sample/docs"),
             questions=root / raw.get("questions", "data/sample/questions.jsonl"),
-            store=root / raw.get("store", "artifacts"),
+            store=_store_location(root, raw.get("store", "artifacts")),
+            store_options=raw.get("store_options") or {},
             runs_dir=root / raw.get("runs_dir", "runs"),
+            batch_size=raw.get("batch_size", 64),
+            backfill_workers=raw.get("backfill_workers", 2),
+            task_runner=raw.get("task_runner") or {},
             as_of=as_of,
             default_principal=raw.get("default_principal", "employee"),
             default_query_type=raw.get("default_query_type", "general"),
@@ -111,6 +141,11 @@ def load_config(
         )
     except ValidationError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+
+
+def _store_location(root: Path, store: str | Path) -> Path | str:
+    """A URL stays a URL (fsspec opens it); a path is relative to the project root."""
+    return str(store) if "://" in str(store) else root / store
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +13,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stages.store import MANIFEST
+from stages.store import ArtifactStore
+
+BATCH_SUFFIX = ".batches"  # flows.pipeline.BATCH_SUFFIX, without importing Prefect here
 
 console = Console()
 artifacts_app = typer.Typer(
@@ -22,22 +23,29 @@ artifacts_app = typer.Typer(
 )
 
 
-def manifests(store: Path) -> list[dict]:
-    """Every complete artifact's manifest, with its folder; temporary folders are skipped."""
+def _as_store(store: ArtifactStore | Path | str) -> ArtifactStore:
+    return store if isinstance(store, ArtifactStore) else ArtifactStore(store)
+
+
+def manifests(store: ArtifactStore | Path | str) -> list[dict]:
+    """Every complete artifact's manifest (local folder or object storage), with its location;
+    temporary folders and objects without a manifest are not artifacts."""
+    store = _as_store(store)
     found = []
-    for path in sorted(store.glob(f"*/*/{MANIFEST}")):
-        if path.parent.name.startswith(".tmp-"):
-            continue
-        manifest = json.loads(path.read_text())
-        manifest["path"] = str(path.parent)
+    for ref in store.list_refs():
+        manifest = dict(store.manifest(ref))
+        manifest["path"] = ref.path
         found.append(manifest)
     return found
 
 
 def referenced_keys(runs_dir: Path, by_key: dict[str, dict]) -> set[str]:
-    """Keys a run summary names, plus everything upstream of them (their inputs, transitively)."""
+    """Keys a run summary names, plus everything upstream of them (their inputs, transitively)
+    and the question batches their artifacts were assembled from."""
     pending = []
     for summary in runs_dir.glob("*/summary.json"):
+        pending += [s["key"] for s in json.loads(summary.read_text())["stages"].values()]
+    for summary in runs_dir.glob("backfill/*/summary.json"):
         pending += [s["key"] for s in json.loads(summary.read_text())["stages"].values()]
     keep: set[str] = set()
     while pending:
@@ -45,20 +53,34 @@ def referenced_keys(runs_dir: Path, by_key: dict[str, dict]) -> set[str]:
         if key in keep:
             continue
         keep.add(key)
-        pending += list(by_key.get(key, {}).get("input_keys", {}).values())
+        manifest = by_key.get(key, {})
+        pending += list(manifest.get("batch_keys", []))
+        # a batch's inputs are those of the (possibly older) run that computed it: its rows are
+        # self-contained, so they do not keep that run's artifacts alive
+        if not manifest.get("stage", "").endswith(BATCH_SUFFIX):
+            pending += list(manifest.get("input_keys", {}).values())
     return keep
 
 
-def garbage(store: Path, runs_dir: Path) -> list[Path]:
-    """Artifact folders no run references, and temporary folders left by killed writes."""
+def garbage(store: ArtifactStore | Path | str, runs_dir: Path) -> list[Path | Location]:
+    """Artifacts no run references, and temporary folders left by killed local writes."""
+    store = _as_store(store)
     everything = manifests(store)
     keep = referenced_keys(runs_dir, {m["key"]: m for m in everything})
-    unused = [Path(m["path"]) for m in everything if m["key"] not in keep]
-    return unused + sorted(store.glob("*/.tmp-*"))
+    unused = [_location(m["path"]) for m in everything if m["key"] not in keep]
+    return unused + [Path(p) for p in store.leftovers()]
 
 
-def _size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+class Location(str):
+    """An object-storage artifact's URL, with the `.name` (its key) a Path would have."""
+
+    @property
+    def name(self) -> str:
+        return self.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _location(path: str) -> Path | Location:
+    return Location(path) if "://" in path else Path(path)
 
 
 def _settings(config: Path):
@@ -80,7 +102,7 @@ def list_artifacts(
     table = Table(title=f"artifacts in {settings.store}")
     for column in ("stage", "key", "version", "created", "rows", "inputs"):
         table.add_column(column)
-    for m in manifests(settings.store):
+    for m in manifests(settings.artifact_store()):
         if stage and m["stage"] != stage:
             continue
         rows = ", ".join(f"{n}={t['rows']}" for n, t in m.get("tables", {}).items())
@@ -95,7 +117,7 @@ def show_artifact(
     config: ConfigOption = Path("configs/pipeline.yaml"),
 ) -> None:
     """Print one artifact's manifest: config, inputs, lineage, tables and library versions."""
-    matches = [m for m in manifests(_settings(config).store) if m["key"].startswith(key)]
+    matches = [m for m in manifests(_settings(config).artifact_store()) if m["key"].startswith(key)]
     if len(matches) != 1:
         console.print(f"[red]{len(matches)} artifacts match {key!r}[/red]")
         raise typer.Exit(2)
@@ -109,12 +131,13 @@ def collect_garbage(
 ) -> None:
     """Remove artifacts that no run in runs/ references (dry run unless --apply)."""
     settings = _settings(config)
-    unused = garbage(settings.store, settings.runs_dir)
-    total = sum(_size(p) for p in unused)
+    store = settings.artifact_store()
+    unused = garbage(store, settings.runs_dir)
+    total = sum(store.size(str(p)) for p in unused)
     for path in unused:
-        console.print(f"{'deleting' if apply else 'would delete'} {path}")
+        console.print(f"{'deleting' if apply else 'would delete'} {str(path)}")
         if apply:
-            shutil.rmtree(path)
+            store.delete(str(path))
     verb = "freed" if apply else "would free"
     console.print(f"{len(unused)} folders, {verb} {total / 1e6:.1f} MB")
 

@@ -20,10 +20,12 @@ def test_gc_keeps_what_runs_reference_and_removes_the_rest(sample_run, sample_co
     unused = ops.garbage(sample_config.store, runs)
     kept = {m["key"] for m in everything} - {p.name for p in unused}
     assert {r.ref.key for r in sample_run.results.values()} <= kept
+    # the question batches the run's artifacts were assembled from are kept with them
+    run_keys = {r.ref.key for r in sample_run.results.values()}
+    batches = {k for m in everything if m["key"] in run_keys for k in m.get("batch_keys", [])}
+    assert batches and batches <= kept
     # an orphan from another config is collectable
-    orphan = [
-        m for m in everything if m["key"] not in {r.ref.key for r in sample_run.results.values()}
-    ]
+    orphan = [m for m in everything if m["key"] not in run_keys | batches]
     assert {p.name for p in unused} == {m["key"] for m in orphan}
 
 

@@ -1,0 +1,136 @@
+"""Scale-out and incremental recompute: the flow on a 2-worker Dask cluster gives the default
+runner's answers with batches computed on the workers; a config change recomputes that stage and
+what is downstream of it, never upstream; backfill partitions run in a bounded pool."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any
+
+import pytest
+
+from flows.backfill import run_backfill
+from flows.pipeline import STAGES, is_per_question, run_pipeline_flow, run_shared_stages
+from flows.pipeline import run_stages as run_plain
+from tests.conftest import SAMPLE_QUESTIONS, load_test_config
+
+TIMING_COLUMNS = {"latency_ms"}
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory):
+    base = tmp_path_factory.mktemp("scale")
+    run_shared_stages(load_test_config(base))
+    return base
+
+
+def _config(shared_store, tmp_path, name: str, **overrides):
+    shutil.copytree(shared_store / "artifacts", tmp_path / name / "artifacts")
+    return load_test_config(tmp_path / name, **overrides)
+
+
+def _records(n: int) -> list[dict]:
+    lines = SAMPLE_QUESTIONS.read_text().splitlines()[:n]
+    return [json.loads(line) for line in lines]
+
+
+def _answers(result) -> list[dict]:
+    return [
+        {k: v for k, v in row.items() if k not in TIMING_COLUMNS}
+        for row in result.final_answers.to_pylist()
+    ]
+
+
+def test_dask_cluster_of_two_workers_gives_the_default_runners_answers(shared_store, tmp_path):
+    pytest.importorskip("prefect_dask")
+    records = _records(8)
+    threads = _config(shared_store, tmp_path, "threads", batch_size=3)
+    default = run_pipeline_flow(threads, records)
+
+    dask = _config(
+        shared_store, tmp_path, "dask", batch_size=3, task_runner={"kind": "dask", "n_workers": 2}
+    )
+    assert dask.task_runner.kind == "dask"
+    distributed = run_pipeline_flow(dask, records)
+    assert _answers(distributed) == _answers(default)
+    assert distributed.final_answers.num_rows == 8
+
+    # every per-question stage ran as 3 batches (8 questions, 3 per batch), in worker processes
+    store = dask.artifact_store()
+    pids = set()
+    for name in STAGES:
+        if not is_per_question(name):
+            continue
+        batches = store.list_refs(f"{name}.batches")
+        assert len(batches) == 3, name
+        pids |= {store.manifest(ref)["pid"] for ref in batches}
+        assert distributed.results[name].questions_computed == 8
+    assert os.getpid() not in pids
+    assert len(pids) == 2, f"batches ran in {len(pids)} worker process(es), expected 2"
+
+
+def test_config_change_recomputes_that_stage_and_downstream_only(shared_store, tmp_path):
+    from flows.pipeline import load_questions
+
+    questions = load_questions(SAMPLE_QUESTIONS, "employee", "general").slice(0, 10)
+    config = _config(shared_store, tmp_path, "incremental")
+    before = {name: r.ref.key for name, r in run_plain(config, questions).results.items()}
+
+    def changed(**override) -> tuple[list[str], Any]:
+        result = run_plain(load_test_config(tmp_path / "incremental", **override), questions)
+        return [name for name, r in result.results.items() if r.ref.key != before[name]], result
+
+    stages, result = changed(**{"guardrails.emit_threshold": 0.5})
+    assert stages == ["guardrails", "revise"]  # revise merges the guardrails' verdicts
+    assert [n for n, r in result.results.items() if not r.ref.cache_hit] == stages
+    assert result.results["guardrails"].questions_computed == 10
+
+    stages, result = changed(**{"rerank.top_n": 5})
+    assert stages == ["rerank", "evidence", "generation", "attribution", "guardrails", "revise"]
+    assert result.results["rerank"].questions_computed == 10
+    # downstream questions whose inputs did not change are assembled from their batches
+    for name in stages[1:-1]:
+        assert result.results[name].questions_computed <= 10
+
+
+def test_backfill_runs_partitions_in_a_bounded_pool(shared_store, tmp_path):
+    records = _records(12)
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    for number in range(3):
+        part = records[number::3]
+        (folder / f"set-{number}.jsonl").write_text("\n".join(json.dumps(r) for r in part))
+    (folder / "broken.jsonl").write_text('{"question_id": "x"}')
+    config = _config(shared_store, tmp_path, "backfill")
+    out = config.runs_dir / "backfill"
+    out.mkdir(parents=True)
+    seen = []
+    chosen = sorted(folder.iterdir())
+    outcomes = run_backfill(config, chosen, out, workers=2, progress=seen.append)
+    by_name = {o["partition"]: o for o in outcomes}
+    assert [o["partition"] for o in outcomes] == [p.stem for p in chosen]
+    assert by_name["broken"]["status"] == "failed"
+    assert [by_name[f"set-{n}"]["status"] for n in range(3)] == ["done"] * 3
+    assert sum(by_name[f"set-{n}"]["questions"] for n in range(3)) == 12
+    assert sorted(o["partition"] for o in seen) == sorted(p.stem for p in chosen)
+    again = run_backfill(config, chosen, out, workers=2)
+    assert [o["status"] for o in again if o["partition"] != "broken"] == ["skipped"] * 3
+
+
+def test_runner_and_store_settings_from_config(tmp_path):
+    from flows.pipeline import build_task_runner
+
+    config = load_test_config(
+        tmp_path, **{"task_runner.kind": "dask", "task_runner.n_workers": 3, "batch_size": 8}
+    )
+    assert (config.task_runner.kind, config.task_runner.n_workers) == ("dask", 3)
+    assert config.task_runner.threads_per_worker == 1  # the rest of the section is kept
+    assert config.batch_size == 8
+    assert type(build_task_runner(config.task_runner)).__name__ == "DaskTaskRunner"
+    assert type(build_task_runner(load_test_config(tmp_path).task_runner)).__name__ == (
+        "ThreadPoolTaskRunner"
+    )
+    remote = load_test_config(tmp_path, store="s3://bucket/prefix")
+    assert remote.store == "s3://bucket/prefix"  # a URL is not made relative to the project
