@@ -13,7 +13,7 @@ SETUP_STAMP := $(VENV)/.setup-complete
 WHEELHOUSE ?= $(HOME)/.cache/grounding-wheels
 LLAMA_CPP := llama-cpp-python==0.3.36
 
-.PHONY: setup run test gate bench lint format clean help
+.PHONY: setup run test gate bench lint format clean help server
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -47,6 +47,13 @@ gate: setup  ## release gate: the frozen eval sets against their committed basel
 
 bench: setup  ## benchmarks; results in bench/results/
 	$(BIN)/python -m bench
+
+# A local Prefect server for `grounding serve` (scheduled runs) and the UI, on loopback only. The
+# variables silence Prefect's telemetry, the only network call it would make (OFFLINE-FACTS.md).
+PREFECT_PORT ?= 4200
+server: setup  ## Prefect server + UI on http://127.0.0.1:4200 (then `grounding serve`)
+	DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false \
+		$(BIN)/prefect server start --host 127.0.0.1 --port $(PREFECT_PORT)
 
 lint:  ## ruff lint and format check
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

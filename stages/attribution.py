@@ -8,6 +8,7 @@ the way a reader can check it: "According to <title> (<section>, p. <page>, vers
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import defaultdict
 from typing import Any
@@ -16,11 +17,13 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 from stages import contracts
+from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 
 NAME = "attribution"
 VERSION = "1.0.0"
 OUTPUTS = ("attributions",)  # contract tables written
+log = logging.getLogger(__name__)
 
 MARKER_RE = re.compile(r"\[(E\d+)\]")
 CITATION_FIELDS = [f.name for f in contracts.CITATION]
@@ -108,5 +111,16 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     evidence: dict[str, dict[str, dict]] = defaultdict(dict)
     for row in inputs["evidence"].to_pylist():
         evidence[row["question_id"]][row["evidence_id"]] = row
-    rows = [attribute(g, evidence[g["question_id"]]) for g in inputs["generations"].to_pylist()]
+    rows = []
+    for generation in inputs["generations"].to_pylist():
+        row = attribute(generation, evidence[generation["question_id"]])
+        with question_scope(generation["question_id"]):
+            log.debug(
+                "attribution %s: %d citations%s",
+                row["status"],
+                len(row["citations"]),
+                f" ({row['blocked_reason']})" if row["blocked_reason"] else "",
+                extra={"stage": NAME, "status": row["status"]},
+            )
+        rows.append(row)
     return {"attributions": contracts.from_rows(rows, "attributions")}

@@ -9,6 +9,7 @@ document's normalized text, so `documents.text[char_start:char_end] == evidence.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 from collections import Counter, defaultdict
 from typing import Any
@@ -17,11 +18,13 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
+from stages.common.logs import question_scope
 from stages.common.text import content_tokens, coverage, sentence_spans
 
 NAME = "evidence"
 VERSION = "1.0.0"
 OUTPUTS = ("evidence",)  # contract tables written
+log = logging.getLogger(__name__)
 
 ANSWERABLE_STATES = ("success", "low_relevance")
 QUANTITY_QUESTION_RE = re.compile(
@@ -135,10 +138,25 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     for question in inputs["questions"].to_pylist():
         qid = question["question_id"]
         if states.get(qid) not in ANSWERABLE_STATES:
+            with question_scope(qid):
+                log.debug(
+                    "no evidence: rerank state %s",
+                    states.get(qid),
+                    extra={"stage": NAME, "spans": 0},
+                )
             continue
         subs = _sub_questions(question["question"], decompositions[qid])
         per_sub = [_spans_for(sub, ranked[qid], config) for sub in subs]
-        for number, (sub_index, span) in enumerate(select_spans(per_sub, config), start=1):
+        chosen = select_spans(per_sub, config)
+        with question_scope(qid):
+            log.debug(
+                "%d evidence spans for %d sub-questions from %d ranked chunks",
+                len(chosen),
+                len(subs),
+                len(ranked[qid]),
+                extra={"stage": NAME, "spans": len(chosen)},
+            )
+        for number, (sub_index, span) in enumerate(chosen, start=1):
             chunk = span["chunk"]
             rows.append(
                 {
