@@ -1,54 +1,53 @@
-"""Stage 8, guardrails: per-claim checks, PII redaction and the emit / block gate.
+"""Stage 8, guardrails: per-claim groundedness, probes, PII redaction, the emit/revise/block gate.
 
-Each answer is split into claims (its sentences). A claim is scored against the spans it cites
-(all evidence of the question when it cites none):
+A hallucination is a claim that contradicts the evidence, introduces a figure, date, name or
+identifier found in no span, restates a span with a meaning-changing modification (negation,
+magnitude, time shift), or cites a source that was not retrieved. Each check is a small versioned
+component (stages/common/): `claims` (decomposition), `groundedness` (deterministic checks),
+`judge` (entailment), `consistency` (self-consistency probes), `pii` (redaction).
 
-- every number, amount, percentage or date in the claim must occur in those spans, else 0;
-- every name (capitalised word) in the claim must occur in those spans, else 0;
-- a claim resting on a span that contains an instruction scores 0 (injection is data);
-- otherwise the score is the share of the claim's content words found in those spans.
+Per claim, against its cited spans (all of the question's evidence when it cites none):
 
-The answer is blocked when attribution already blocked it, when its weakest claim scores below
-`emit_threshold`, or when it repeats an instruction found inside a document (injection is data).
-The output is one HallucinationReport per answer plus the final, redacted answers.
+1. deterministic checks (figures, scale, names/identifiers, negation/direction, citations,
+   injection): any failure scores the claim 0, whatever the judge says;
+2. support: a claim contained verbatim in a cited span is entailed by definition (judge
+   "verbatim", no model call); one sharing less than `prefilter_lexical` of its content words
+   with the spans is unsupported without asking (judge "skipped"); otherwise the judge scores it
+   (P(yes) of the local LLM, an NLI model, or, with `judge: none`, the lexical share). A judge
+   failure is a technical error: the claim is not emitted.
+3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator get
+   self-consistency probes; a divergence keeps the answer from being emitted.
+
+Gate: overall = min over claims (or a weighted mean). `emit` when overall >= emit_threshold, no
+critical divergence and no rejected tool output in the final turn; `block` when attribution
+blocked, an instruction from a document was followed, a check failed technically, a critical
+claim scores below `block_threshold`, or the revise rounds are exhausted; otherwise `revise`,
+with feedback naming the unsupported claims (the answer is shown as blocked until a revision
+passes). Final answers are schema-checked, then PII is redacted.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from stages import contracts
-from stages.common.text import (
-    STOPWORDS,
-    cited_sentences,
-    content_tokens,
-    coverage,
-    critical_values,
-    words,
-)
+from stages.common import claims as claims_mod
+from stages.common import consistency, groundedness, judge, llm, pii
+from stages.common.groundedness import CheckResult, follows_injection
 
 NAME = "guardrails"
-VERSION = "1.0.0"
+VERSION = "2.0.0"
 OUTPUTS = ("hallucination_reports", "final_answers")  # contract tables written
 
-INJECTION_RE = re.compile(
-    r"\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|all)\b.{0,20}\binstructions?\b"
-    r"|\byou are now\b|\bsystem prompt\b|\bdo not tell the user\b",
-    re.IGNORECASE,
-)
-PII_PATTERNS = {
-    "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
-    "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b",
-    "card_number": r"\b(?:\d[ -]?){13,16}\b",
-    "phone": r"(?<![\w.])\+?\d{1,3}[ .-]?\(?\d{2,4}\)?(?:[ .-]?\d{3,4}){2,3}\b",
-}
-NAME_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]?[\w&-]*|\b[A-Z]{2,}\b")
-PII_PRECEDENCE = ("email", "iban", "card_number", "phone")
+TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")
+LLM_BACKENDS = ("llama_cpp", "openai_compatible")
 BLOCKED_TEMPLATE = (
     "I can't give a verified answer to this question: {failure}. Please consult the source "
     "documents directly or ask a colleague with access."
@@ -60,143 +59,439 @@ REFUSAL_TEMPLATES = {
     "conflicting_sources": "The sources disagree on this, so I can't give a reliable answer.",
     "technical_error": "A technical problem prevented an answer. Please try again later.",
 }
+FINAL_STATUSES = ("answered", "refused", "blocked")
+MARKER_RE = re.compile(r"\[(E\d+)\]")
 
 
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    # gate
     emit_threshold: float = Field(0.85, ge=0, le=1)
-    redact_pii: list[str] = Field(["email", "phone", "iban", "card_number"])
+    revise_threshold: float = Field(0.6, ge=0, le=1, description="below: claim 'unsupported'")
+    block_threshold: float = Field(0.4, ge=0, le=1, description="a critical claim below blocks")
+    aggregate: Literal["min", "weighted_mean"] = "min"
+    critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
+    max_revise_rounds: int = Field(2, ge=0, le=5)
+    revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")
+    # claims and support
+    decomposer: Literal["rules", "llm"] = "rules"
+    judge: Literal["llm", "nli", "none"] = "llm"
+    # Calibrated on HaluEval QA records 1-100 (bench/halueval.py); held-out figure on 101-500.
+    judge_threshold: float = Field(
+        0.95, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
+    )
+    prefilter_lexical: float = Field(
+        0.34, ge=0, le=1, description="below this share of content words, no judge call"
+    )
+    judge_cache_dir: str | None = "artifacts/_judge_cache"
+    identifier_allowlist: list[str] = Field(default_factory=list)
+    # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
+    llm_backend: Literal["llama_cpp", "openai_compatible"] = "llama_cpp"
+    model_path: str = llm.DEFAULT_MODEL_PATH
+    model_sha256: str | None = llm.PACKAGED_MODEL_SHA256
+    n_ctx: int = Field(4096, ge=512, le=32768)
+    n_threads: int | None = Field(None, ge=1, le=256)
+    base_url: str | None = None
+    model: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(60.0, gt=0, le=600)
+    nli_model_path: str | None = None
+    nli_entailment_label: str = "entailment"
+    # self-consistency probes (LLM generators only)
+    consistency_probes: int = Field(3, ge=0, le=5, description="0 turns probes off")
+    min_agreement: float = Field(0.5, ge=0, le=1)
+    # PII
+    redact_pii: list[str] = Field(["email", "phone", "iban", "card_number", "national_id"])
+    pii_engine: Literal["auto", "presidio", "regex"] = "auto"
 
 
-def claims_of(answer: str) -> list[tuple[str, list[str]]]:
-    """(claim text without markers, cited evidence ids): one claim per sentence of the answer."""
-    return [(text, ids) for text, ids in cited_sentences(answer) if text.strip()]
+# ---------------------------------------------------------------- the judge and the LLM client
 
 
-def score_claim(text: str, spans: list[str]) -> tuple[float, bool, list[str]]:
-    """(score, critical, reasons) for one claim against its supporting spans."""
-    support = " ".join(spans)
-    claim_values = critical_values(text)
-    critical = bool(claim_values)
-    missing = sorted(claim_values - critical_values(support))
-    if missing:
-        shown = ", ".join(v.removeprefix("date:") for v in missing)
-        return 0.0, critical, [f"figure or date not in evidence: {shown}"]
-    names = {w for w in NAME_RE.findall(text) if w.lower() not in STOPWORDS}
-    unknown_names = sorted(n for n in names if n.lower() not in set(words(support)))
-    if unknown_names:
-        return 0.0, True, [f"name not in evidence: {', '.join(unknown_names)}"]
-    if any(INJECTION_RE.search(span) for span in spans):
-        return 0.0, critical, ["rests on a span that contains an instruction"]
-    score = coverage(set(content_tokens(text)), set(content_tokens(support)))
-    reasons = [] if score >= 0.999 else [f"{score:.0%} of the claim's words found in evidence"]
-    return score, critical, reasons
+@dataclass
+class Toolkit:
+    """The judge and chat client, built lazily once per run (most answers need neither)."""
+
+    config: Config
+    _judge: Any = None
+    _client: Any = None
+    _client_error: str | None = None
+    judge_calls: int = 0
+
+    def judge(self) -> judge.Judge | None:
+        """The configured judge (None for `judge: none`); raises judge.JudgeError."""
+        if self.config.judge == "none":
+            return None
+        if self._judge is None:
+            self._judge = make_judge(self.config)
+        return self._judge
+
+    def client(self) -> Any:
+        """A chat client for probes and the LLM decomposer; raises llm.LLMError."""
+        if self._client is None and self._client_error is None:
+            try:
+                self._client = make_client(self.config)
+            except llm.LLMError as exc:
+                self._client_error = str(exc)
+        if self._client is None:
+            raise llm.LLMError(self._client_error or "no LLM client")
+        return self._client
 
 
-def follows_injection(answer: str, evidence_texts: list[str]) -> bool:
-    """The answer repeats or carries out an instruction that a document contained."""
-    if INJECTION_RE.search(answer):
-        return True
-    injected = [t for t in evidence_texts if INJECTION_RE.search(t)]
-    answer_tokens = set(content_tokens(answer))
-    return any(coverage(set(content_tokens(t)), answer_tokens) >= 0.6 for t in injected)
+def make_client(config: Config, max_tokens: int = 192) -> llm.ChatClient:
+    if config.llm_backend == "openai_compatible":
+        import os
 
-
-def redact(text: str | None, kinds: list[str]) -> tuple[str | None, list[dict]]:
-    if not text:
-        return text, []
-    matches = [
-        {"kind": kind, "start": m.start(), "end": m.end()}
-        for kind in PII_PRECEDENCE
-        if kind in kinds
-        for m in re.finditer(PII_PATTERNS[kind], text)
-    ]
-    found: list[dict] = []
-    for match in matches:  # in precedence order: an IBAN is never half-claimed by "phone"
-        if not any(match["start"] < f["end"] and f["start"] < match["end"] for f in found):
-            found.append(match)
-    redacted = text
-    for item in sorted(found, key=lambda f: -f["start"]):
-        redacted = (
-            redacted[: item["start"]]
-            + f"[REDACTED {item['kind'].upper()}]"
-            + redacted[item["end"] :]
+        base_url = config.base_url or os.environ.get("GROUNDING_LLM_BASE_URL")
+        if not base_url:
+            raise llm.LLMError("guardrails.base_url (or GROUNDING_LLM_BASE_URL) is not set")
+        key = config.api_key.get_secret_value() if config.api_key else None
+        return llm.OpenAICompatibleClient(
+            base_url,
+            config.model or os.environ.get("GROUNDING_LLM_MODEL") or "default",
+            api_key=key or os.environ.get("GROUNDING_LLM_API_KEY"),
+            max_tokens=max_tokens,
+            timeout_s=config.timeout_s,
         )
-    return redacted, sorted(found, key=lambda f: f["start"])
+    return llm.LlamaCppClient(
+        config.model_path,
+        model_sha256=config.model_sha256,
+        n_ctx=config.n_ctx,
+        n_threads=config.n_threads,
+        max_tokens=max_tokens,
+    )
 
 
-def check(attribution: dict, generation: dict, evidence: dict[str, str], config: Config) -> dict:
-    """The report for one answer: claims, overall score, action and the reasons behind it."""
-    reasons: list[str] = []
-    claims = []
-    answer = attribution["answer"]
-    if attribution["status"] == "refused":
-        return {"claims": [], "overall_score": None, "action": "emit", "reasons": ["refusal"]}
-    for text, ids in claims_of(answer or ""):
-        spans = [evidence[i] for i in ids if i in evidence] or list(evidence.values())
-        score, critical, why = score_claim(text, spans)
-        status = "supported" if score >= config.emit_threshold else "unsupported"
-        claims.append(
-            {
-                "text": text,
-                "evidence_ids": ids,
-                "score": score,
-                "critical": critical,
-                "status": status,
-                "reasons": why,
-            }
+def make_judge(config: Config) -> judge.Judge:
+    if config.judge == "nli":
+        if not config.nli_model_path:
+            raise judge.JudgeError("guardrails.judge 'nli' needs nli_model_path")
+        return judge.NLIJudge(
+            config.nli_model_path, config.nli_entailment_label, config.judge_cache_dir
         )
-    overall = min((c["score"] for c in claims), default=0.0)
-    if attribution["status"] == "blocked":
-        reasons.append(attribution["blocked_reason"])
+    if config.llm_backend == "openai_compatible":
+        return judge.ChatYesNoJudge(
+            lambda: make_client(config, max_tokens=16),
+            f"openai-compatible:{config.model or 'default'}",
+            config.judge_cache_dir,
+        )
+    return judge.LlamaYesNoJudge(
+        config.model_path,
+        model_sha256=config.model_sha256,
+        n_ctx=config.n_ctx,
+        n_threads=config.n_threads,
+        cache_dir=config.judge_cache_dir,
+    )
+
+
+# ---------------------------------------------------------------- one claim
+
+
+@dataclass
+class ClaimScore:
+    score: float
+    critical: bool
+    judge: str  # verbatim | llm | nli | none | skipped | error
+    checks: list[CheckResult] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    error: bool = False
+
+
+def verify_claim(
+    text: str,
+    spans: list[str],
+    config: Config,
+    toolkit: Toolkit | None = None,
+    *,
+    question: str | None = None,
+    cited: list[str] | None = None,
+    known_ids: set[str] | None = None,
+    allowed: str = "",
+) -> ClaimScore:
+    """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
+
+    `question` (optional) makes the judge ask whether the spans support `text` as the answer to
+    it, and lets the question's own words count as known for the lexical pre-filter.
+    """
+    checks = groundedness.deterministic_checks(
+        text, spans, cited=cited, known_ids=known_ids, allowed=allowed
+    )
+    lexical = groundedness.check_lexical(text, spans, context=question or "")
+    checks[-1] = lexical
+    hard = min((c.score for c in checks if c.name != "lexical"), default=1.0)
+    critical = groundedness.is_critical(text, checks)
+    reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
+    if hard == 0.0:
+        return ClaimScore(0.0, critical, "skipped", checks, reasons)
+    if groundedness.is_verbatim(text, spans):
+        return ClaimScore(1.0, critical, "verbatim", checks, reasons)
+    if toolkit is None or config.judge == "none" or lexical.score < config.prefilter_lexical:
+        name = "none" if toolkit is None or config.judge == "none" else "skipped"
+        return ClaimScore(lexical.score, critical, name, checks, reasons + lexical.reasons)
+    try:
+        verdict = toolkit.judge().judge(text, spans, question)
+    except judge.JudgeError as exc:
+        why = f"entailment judge failed: {str(exc)[:200]}"
+        return ClaimScore(0.0, critical, "error", checks, [*reasons, why], error=True)
+    if toolkit is not None and not verdict.cached:
+        toolkit.judge_calls += 1
+    support = min(1.0, verdict.score / config.judge_threshold)
+    if support < config.emit_threshold:
+        reasons.append(f"the {verdict.backend} judge finds it unsupported (p={verdict.score:.2f})")
+    return ClaimScore(support, critical, verdict.backend, checks, reasons)
+
+
+def claim_status(score: ClaimScore, config: Config) -> str:
+    if score.error:
+        return "error"
+    if score.score >= config.emit_threshold:
+        return "supported"
+    return "weak" if score.score >= config.revise_threshold else "unsupported"
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def aggregate(claims: list[dict], config: Config) -> float:
+    if not claims:
+        return 0.0
+    if config.aggregate == "min":
+        return min(c["score"] for c in claims)
+    weights = [config.critical_weight if c["critical"] else 1.0 for c in claims]
+    return sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
+
+
+def decide(
+    claims: list[dict],
+    overall: float,
+    *,
+    config: Config,
+    hard_reasons: list[str],
+    divergent: list[str],
+    rejected_tools: list[str],
+    revise_round: int,
+) -> tuple[str, list[str], list[str]]:
+    """(action, reasons, feedback) from the scored claims and the answer-level findings."""
+    reasons = list(hard_reasons)
+    if any(c["status"] == "error" for c in claims):
+        reasons.append("technical error: a claim could not be checked")
+    if rejected_tools:
+        reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
     if not claims:
         reasons.append("no claims to verify")
-    if overall < config.emit_threshold:
+    weak = [c for c in claims if c["score"] < config.emit_threshold]
+    critical_low = [c for c in weak if c["critical"] and c["score"] < config.block_threshold]
+    if weak:
         reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
-    if follows_injection(answer or "", list(evidence.values())):
-        reasons.append("answer repeats an instruction found in a document")
+    if divergent:
+        reasons.append(f"self-consistency probes diverge on {len(divergent)} critical claim(s)")
+    feedback = [
+        f'Unsupported claim: "{c["text"]}" ({"; ".join(c["reasons"]) or "not in the evidence"})'
+        for c in weak
+    ] + [f'Inconsistent claim: "{text}" (probes gave a different value)' for text in divergent]
+    if not reasons:
+        return "emit", [], []
+    if hard_reasons or rejected_tools or not claims or any(c["status"] == "error" for c in claims):
+        return "block", reasons, feedback
+    if critical_low:
+        reasons.append(f"{len(critical_low)} critical claim(s) below {config.block_threshold}")
+        return "block", reasons, feedback
+    if revise_round >= config.max_revise_rounds:
+        reasons.append(f"revisions exhausted ({revise_round} of {config.max_revise_rounds})")
+        return "block", reasons, feedback
+    return "revise", reasons, feedback
+
+
+# ---------------------------------------------------------------- one answer
+
+
+def tool_validations(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The validation records of one question, and the tools whose last attempt was rejected."""
+    rows = sorted(rows, key=lambda r: (r["tool"], r["attempt"] or 0))
+    last: dict[str, dict] = {}
+    for row in rows:
+        last[row["tool"]] = row
+    rejected = sorted(t for t, r in last.items() if r["status"] != "valid")
+    records = [
+        {k: r.get(k) for k in ("tool", "attempt", "args", "status")}
+        | {"errors": list(r.get("errors") or [])}
+        for r in rows
+    ]
+    return records, rejected
+
+
+def spans_of(ids: list[str], evidence: dict[str, dict]) -> list[dict]:
+    chosen = [evidence[i] for i in ids if i in evidence] or list(evidence.values())
+    return chosen
+
+
+def check(
+    attribution: dict,
+    generation: dict,
+    evidence: dict[str, dict],
+    config: Config,
+    toolkit: Toolkit | None = None,
+    *,
+    question: str = "",
+    tool_rows: list[dict] | None = None,
+) -> dict:
+    """The HallucinationReport of one answer (without question_id, redactions and version)."""
+    validations, rejected = tool_validations(tool_rows or [])
+    report = {
+        "claims": [],
+        "tool_call_validations": validations,
+        "consistency_probes": [],
+        "overall_score": None,
+        "action": "emit",
+        "reasons": ["refusal"],
+        "feedback": [],
+    }
+    if attribution["status"] == "refused":
+        return report
+    toolkit = toolkit or Toolkit(config)
+    answer = attribution["answer"] or ""
+    texts = [e["text"] for e in evidence.values()]
+    allowed = " ".join([question, *config.identifier_allowlist]).lower()
+    claims, probes, divergent = [], [], []
+    for claim in _decompose(answer, config, toolkit):
+        chosen = spans_of(claim.evidence_ids, evidence)
+        spans = [e["text"] for e in chosen]
+        scored = verify_claim(
+            claim.text,
+            spans,
+            config,
+            toolkit,
+            cited=claim.evidence_ids,
+            known_ids=set(evidence),
+            allowed=allowed,
+        )
+        row = _claim_row(claim, chosen, scored, config)
+        claims.append(row)
+        if row["critical"] and not scored.error:
+            probe = _probe(claim.text, question, spans, generation, config, toolkit, answer)
+            probes.append(probe.as_row())
+            if probe.status in ("diverge", "error"):
+                divergent.append(claim.text)
+    hard = []
+    if attribution["status"] == "blocked":
+        hard.append(attribution["blocked_reason"] or "attribution blocked the answer")
+    if follows_injection(answer, texts):
+        hard.append("answer repeats an instruction found in a document")
+    elif any("instruction" in r for c in claims for r in c["reasons"]):
+        hard.append("answer rests on a document that contains an instruction")
+    overall = aggregate(claims, config)
+    revise_round = generation.get("revise_round")
+    action, reasons, feedback = decide(
+        claims,
+        overall,
+        config=config,
+        hard_reasons=hard,
+        divergent=divergent,
+        rejected_tools=rejected,
+        revise_round=config.revise_round if revise_round is None else revise_round,
+    )
+    report.update(
+        claims=claims,
+        consistency_probes=probes,
+        overall_score=overall,
+        action=action,
+        reasons=reasons,
+        feedback=feedback,
+    )
+    return report
+
+
+def _decompose(answer: str, config: Config, toolkit: Toolkit) -> list[claims_mod.Claim]:
+    if config.decomposer == "llm":
+        try:
+            return claims_mod.decompose_llm(answer, toolkit.client())
+        except llm.LLMError:
+            pass  # the rule-based split is always available
+    return claims_mod.decompose(answer)
+
+
+def _claim_row(claim, chosen: list[dict], scored: ClaimScore, config: Config) -> dict:
     return {
-        "claims": claims,
-        "overall_score": overall,
-        "action": "block" if reasons else "emit",
-        "reasons": reasons,
+        "text": claim.text,
+        "evidence_ids": claim.evidence_ids,
+        "evidence_spans": [
+            {k: e.get(k) for k in ("evidence_id", "doc_id", "char_start", "char_end")}
+            for e in chosen
+        ],
+        "score": scored.score,
+        "critical": scored.critical,
+        "status": claim_status(scored, config),
+        "judge": scored.judge,
+        "checks": [{"name": c.name, "version": c.version, "score": c.score} for c in scored.checks],
+        "reasons": scored.reasons,
     }
 
 
-def _failure_mode(reasons: list[str]) -> str:
+def _probe(
+    text: str,
+    question: str,
+    spans: list[str],
+    generation: dict,
+    config: Config,
+    toolkit: Toolkit,
+    answer: str,
+) -> consistency.Probe:
+    values = sorted(consistency.key_values(text))
+    if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
+        return consistency.Probe(text, values)  # deterministic generator: not_applicable
+    try:
+        client = toolkit.client()
+    except llm.LLMError as exc:
+        return consistency.Probe(text, values, [f"error: {exc}"], None, "error")
+    return consistency.probe_claim(
+        text, question, spans, client, config.consistency_probes, config.min_agreement, answer
+    )
+
+
+# ---------------------------------------------------------------- final answers
+
+
+def _failure_mode(reasons: list[str], action: str) -> str:
     text = " ".join(reasons)
     if "instruction" in text:
         return "a source contained instructions, which are not followed"
-    if "citation" in text or "cites no evidence" in text:
+    if "technical error" in text:
+        return "a technical problem prevented checking it against the sources"
+    if "citation" in text or "cites no evidence" in text or "not retrieved" in text:
         return "its citations could not be verified"
+    if "self-consistency" in text and action == "block":
+        return "its key facts were not stable when re-checked"
     return "part of it is not supported by the sources"
 
 
-def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
-    questions = {q["question_id"]: q for q in inputs["questions"].to_pylist()}
-    generations = {g["question_id"]: g for g in inputs["generations"].to_pylist()}
-    confidences = {r["question_id"]: r["confidence"] for r in inputs["rerank_status"].to_pylist()}
-    evidence: dict[str, dict[str, str]] = defaultdict(dict)
-    for row in inputs["evidence"].to_pylist():
-        evidence[row["question_id"]][row["evidence_id"]] = row["text"]
-    reports, finals = [], []
-    for attribution in inputs["attributions"].to_pylist():
-        qid = attribution["question_id"]
-        generation = generations[qid]
-        report = check(attribution, generation, evidence[qid], config)
-        final = _final_answer(questions[qid], attribution, generation, report, confidences.get(qid))
-        final["answer"], redactions = redact(final["answer"], config.redact_pii)
-        final["rendered_answer"], _ = redact(final["rendered_answer"], config.redact_pii)
-        reports.append({"question_id": qid, **report, "redactions": redactions, "version": VERSION})
-        finals.append(final)
-    return {
-        "hallucination_reports": contracts.from_rows(reports, "hallucination_reports"),
-        "final_answers": contracts.from_rows(finals, "final_answers"),
-    }
+def final_answer_problems(final: dict) -> list[str]:
+    """Why a final answer breaks its schema (empty when it complies)."""
+    problems = []
+    if final["status"] not in FINAL_STATUSES:
+        problems.append(f"unknown status {final['status']!r}")
+    if final["status"] == "answered":
+        cited = {c["evidence_id"] for c in final["citations"] or []}
+        if not (final["answer"] or "").strip():
+            problems.append("answered without an answer")
+        if not cited:
+            problems.append("answered without citations")
+        markers = set(MARKER_RE.findall(final["answer"] or ""))
+        if markers - cited:
+            problems.append(f"markers without a citation: {sorted(markers - cited)}")
+        for c in final["citations"] or []:
+            if c.get("char_start") is None or c.get("char_end") is None:
+                problems.append("citation without offsets")
+    elif final["answer"]:
+        problems.append(f"a {final['status']} answer carries answer text")
+    try:
+        contracts.from_rows([final], "final_answers")
+    except contracts.ContractError as exc:
+        problems.append(str(exc))
+    return problems
 
 
-def _final_answer(
+def final_answer(
     question: dict, attribution: dict, generation: dict, report: dict, confidence
 ) -> dict:
     base = {
@@ -212,26 +507,149 @@ def _final_answer(
         template = REFUSAL_TEMPLATES.get(
             generation["refusal_reason"], REFUSAL_TEMPLATES["insufficient_evidence"]
         )
-        return {
-            **base,
-            "status": "refused",
-            "answer": None,
-            "rendered_answer": template,
-            "citations": [],
-        }
-    if report["action"] == "block":
-        rendered = BLOCKED_TEMPLATE.format(failure=_failure_mode(report["reasons"]))
-        return {
-            **base,
-            "status": "blocked",
-            "answer": None,
-            "rendered_answer": rendered,
-            "citations": [],
-        }
+        return _final(base, "refused", None, template, [])
+    if report["action"] in ("block", "revise"):
+        rendered = BLOCKED_TEMPLATE.format(
+            failure=_failure_mode(report["reasons"], report["action"])
+        )
+        return _final(base, "blocked", None, rendered, [])
+    return _final(
+        base,
+        "answered",
+        attribution["answer"],
+        attribution["rendered_answer"],
+        attribution["citations"],
+    )
+
+
+def _final(base: dict, status: str, answer, rendered: str, citations: list) -> dict:
     return {
         **base,
-        "status": "answered",
-        "answer": attribution["answer"],
-        "rendered_answer": attribution["rendered_answer"],
-        "citations": attribution["citations"],
+        "status": status,
+        "answer": answer,
+        "rendered_answer": rendered,
+        "citations": citations,
     }
+
+
+def check_versions(config: Config) -> list[str]:
+    versions = {f"{n}@{v}" for n, v in groundedness.CHECKS.items()}
+    versions |= {
+        f"claims@{claims_mod.VERSION}",
+        f"judge@{judge.VERSION}",
+        f"consistency@{consistency.VERSION}",
+        f"pii@{pii.VERSION}",
+    }
+    return sorted(versions)
+
+
+# ---------------------------------------------------------------- the stage
+
+
+def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
+    questions = {q["question_id"]: q for q in inputs["questions"].to_pylist()}
+    generations = {g["question_id"]: g for g in inputs["generations"].to_pylist()}
+    confidences = {r["question_id"]: r["confidence"] for r in inputs["rerank_status"].to_pylist()}
+    evidence: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in inputs["evidence"].to_pylist():
+        evidence[row["question_id"]][row["evidence_id"]] = row
+    tool_rows: dict[str, list[dict]] = defaultdict(list)
+    for name in TOOL_TABLES:  # absent table = no records (the producer has not run)
+        table = inputs.get(name)
+        for row in table.to_pylist() if table is not None else []:
+            tool_rows[row["question_id"]].append(row)
+    toolkit = Toolkit(config)
+    versions = check_versions(config)
+    detector = pii.detector_name(config.pii_engine) if config.redact_pii else "none"
+    reports, finals = [], []
+    for attribution in inputs["attributions"].to_pylist():
+        qid = attribution["question_id"]
+        question, generation = questions[qid], generations[qid]
+        report = check(
+            attribution,
+            generation,
+            evidence[qid],
+            config,
+            toolkit,
+            question=question["question"],
+            tool_rows=tool_rows[qid],
+        )
+        final = final_answer(question, attribution, generation, report, confidences.get(qid))
+        if problems := final_answer_problems(final):
+            report.update(action="block", reasons=[*report["reasons"], *problems])
+            final = final_answer(question, attribution, generation, report, confidences.get(qid))
+        final["answer"], redactions = pii.redact(
+            final["answer"], config.redact_pii, config.pii_engine
+        )
+        final["rendered_answer"], _ = pii.redact(
+            final["rendered_answer"], config.redact_pii, config.pii_engine
+        )
+        reports.append(
+            {
+                "question_id": qid,
+                **report,
+                "redactions": redactions,
+                "pii_detector": detector,
+                "check_versions": versions,
+                "version": VERSION,
+            }
+        )
+        finals.append(final)
+    return {
+        "hallucination_reports": contracts.from_rows(reports, "hallucination_reports"),
+        "final_answers": contracts.from_rows(finals, "final_answers"),
+    }
+
+
+def report_to_json(row: dict) -> dict:
+    """A hallucination_reports row (plus an optional run_id) as a JSON-ready dict."""
+    claims = [
+        {
+            "text": c["text"],
+            "evidence_spans": list(c.get("evidence_spans") or []),
+            "score": c["score"],
+            "critical": bool(c["critical"]),
+            "status": c["status"],
+            "judge": c.get("judge"),
+            "reasons": list(c.get("reasons") or []),
+        }
+        for c in row.get("claims") or []
+    ]
+    document = {
+        "run_id": row.get("run_id"),
+        "question_id": row["question_id"],
+        "claims": claims,
+        "tool_call_validations": [
+            {
+                "tool": v["tool"],
+                "args": _json_or_text(v.get("args")),
+                "status": v["status"],
+                "errors": list(v.get("errors") or []),
+            }
+            for v in row.get("tool_call_validations") or []
+        ],
+        "consistency_probes": [
+            {
+                "claim": p["claim"],
+                "original": p["original"],
+                "probe_answers": list(p.get("probe_answers") or []),
+                "agreement": p.get("agreement"),
+                "status": p.get("status"),
+            }
+            for p in row.get("consistency_probes") or []
+        ],
+        "overall_score": row.get("overall_score"),
+        "action": row["action"],
+        "reasons": list(row.get("reasons") or []),
+        "feedback": list(row.get("feedback") or []),
+        "redactions": [dict(r) for r in row.get("redactions") or []],
+        "version": row.get("version"),
+    }
+    return json.loads(json.dumps(document, default=str))  # plain JSON types only
+
+
+def _json_or_text(value: str | None) -> Any:
+    try:
+        return json.loads(value) if value else None
+    except ValueError:
+        return value
