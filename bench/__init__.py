@@ -13,4 +13,6 @@ BENCHES = {
     "scifact": "bench.scifact",
     "calibration": "bench.calibration",
     "generation": "bench.generation",
+    "halueval": "bench.halueval",
+    "ops": "bench.ops",
 }

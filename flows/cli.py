@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from rich.table import Table
 from flows.backfill import backfill_command
 from flows.evaluation import evaluation_command
 from flows.ops import artifacts_app, trace_command
+from flows.serve import serve_command
 from stages.common.offline import apply_offline_environment
 
 apply_offline_environment()
@@ -35,6 +37,51 @@ ConfigOption = Annotated[
 SetOption = Annotated[
     list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
 ]
+
+
+class LogFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+STAGE_COMMANDS = ("run", "ask", "eval", "backfill", "serve")
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            "--log-format",
+            help="Log lines on stderr as text, or one JSON object per line (time, level, logger, "
+            "message, run_id, question_id, stage).",
+            envvar="GROUNDING_LOG_FORMAT",
+        ),
+    ] = LogFormat.text,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            "--log-level",
+            help="Level of the pipeline's own loggers: DEBUG (per question), INFO (per stage), "
+            "WARNING, ERROR. Other libraries stay at WARNING.",
+            envvar="GROUNDING_LOG_LEVEL",
+        ),
+    ] = "WARNING",
+) -> None:
+    """Offline answer-grounding pipeline: cited answers or structured refusals, with an audit
+    report per answer."""
+    from flows.observability import install_logging, new_run_id
+
+    if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise typer.BadParameter(f"unknown level {log_level!r}", param_hint="--log-level")
+    # Commands that run stages get the per-stage log lines; the listener imports Prefect, which
+    # a `--help` should not wait for.
+    runs_stages = ctx.invoked_subcommand in STAGE_COMMANDS and "--help" not in sys.argv
+    if log_format is LogFormat.json and runs_stages:
+        import prefect  # noqa: F401 - Prefect installs its console handlers on import; replace them
+
+    install_logging(log_format.value, log_level, new_run_id(), stage_events=runs_stages)
 
 
 def _load(config_path: Path, overrides: list[str]):
@@ -82,7 +129,7 @@ def _run_pipeline(config, records: list[dict], show_progress: bool):
     pipeline.on_stage_event(bars)
     started = time.perf_counter()
     with bars.progress:
-        result = pipeline.pipeline_flow(config, records)
+        result = pipeline.run_pipeline_flow(config, records)
     return result, time.perf_counter() - started
 
 
@@ -111,7 +158,6 @@ def run(
     """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
     from flows.pipeline import QuestionError, load_questions
     from flows.runs import new_run_id, summarize, write_run
-    from stages.store import ArtifactStore
 
     settings = _load(config, set_)
     if corpus:
@@ -123,7 +169,7 @@ def run(
         console.print(f"[red]question error:[/red] {exc}")
         raise typer.Exit(2) from exc
     result, seconds = _run_pipeline(settings, table.to_pylist(), progress)
-    store = ArtifactStore(settings.store)
+    store = settings.artifact_store()
     summary = summarize(result, store, seconds)
     run_id = new_run_id(result)
     run_dir = write_run(settings.runs_dir, run_id, result, store, summary)
@@ -182,6 +228,7 @@ app.command("eval")(evaluation_command)
 app.add_typer(artifacts_app, name="artifacts")
 app.command("trace")(trace_command)
 app.command("backfill")(backfill_command)
+app.command("serve")(serve_command)
 
 if __name__ == "__main__":
     app()

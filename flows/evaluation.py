@@ -437,7 +437,7 @@ def format_problems(answer: dict) -> list[str]:
     status = answer.get("status")
     if status not in FINAL_STATUSES:
         problems.append(f"unknown status {status!r}")
-    if answer.get("action") not in ("emit", "block"):
+    if answer.get("action") not in ("emit", "revise", "block"):
         problems.append(f"unknown action {answer.get('action')!r}")
     if status == "answered":
         citations = answer.get("citations") or []

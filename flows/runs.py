@@ -24,8 +24,13 @@ TRACE_CANDIDATES = 10
 
 
 def new_run_id(result: PipelineResult) -> str:
+    """The run id the log lines already carry, so logs and runs/<run_id>/ match; else a new one."""
+    from stages.common.logs import current_run_id
+
+    if current := current_run_id():
+        return current
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    return f"{stamp}-{result.results['guardrails'].ref.key[:8]}"
+    return f"{stamp}-{result.final_ref.key[:8]}"
 
 
 def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float) -> dict[str, Any]:
@@ -83,6 +88,9 @@ def build_trace(result: PipelineResult, store: ArtifactStore) -> list[dict]:
         "attribution": load("attribution", "attributions"),
         "guardrails": load("guardrails", "hallucination_reports"),
     }
+    if "revise" in refs:  # every round's decision, and the report that decided the answer
+        parts["revisions"] = load("revise", "revision_log")
+        parts["final_report"] = load("revise", "hallucination_reports")
     stage_seconds = {name: round(r.seconds, 4) for name, r in result.results.items()}
     traces = []
     for final in result.final_answers.to_pylist():
@@ -97,7 +105,21 @@ def build_trace(result: PipelineResult, store: ArtifactStore) -> list[dict]:
     return traces
 
 
-_SINGLE_ROW = {"retrieval_status", "rerank", "generation", "attribution", "guardrails"}
+_SINGLE_ROW = {
+    "retrieval_status",
+    "rerank",
+    "generation",
+    "attribution",
+    "guardrails",
+    "final_report",
+}
+
+
+def reports_json(reports: pa.Table, run_id: str) -> list[dict]:
+    """The HallucinationReports as plain JSON objects, each carrying the run id."""
+    from stages.guardrails import report_to_json
+
+    return [{"run_id": run_id, **report_to_json(row)} for row in reports.to_pylist()]
 
 
 def write_run(
@@ -114,6 +136,9 @@ def write_run(
         report_column = pa.array([run_id] * result.reports.num_rows, pa.string())
         pq.write_table(
             result.reports.add_column(0, "run_id", report_column), tmp / "reports.parquet"
+        )
+        (tmp / "reports.json").write_text(
+            json.dumps(reports_json(result.reports, run_id), indent=1)
         )
         traces = build_trace(result, store)
         with open(tmp / "trace.jsonl", "w") as handle:

@@ -31,14 +31,45 @@ CITATION = pa.struct(
     ]
 )
 
+# One atomic claim of an answer, as the guardrail scored it (stage 8).
+EVIDENCE_SPAN = pa.struct(
+    [
+        ("evidence_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("char_start", pa.int64()),
+        ("char_end", pa.int64()),
+    ]
+)
+CHECK_SCORE = pa.struct([("name", pa.string()), ("version", pa.string()), ("score", pa.float64())])
 CLAIM = pa.struct(
     [
         ("text", pa.string()),
-        ("evidence_ids", STRING_LIST),
-        ("score", pa.float64()),
-        ("critical", pa.bool_()),
-        ("status", pa.string()),
+        ("evidence_ids", STRING_LIST),  # cited ids; empty = checked against all evidence
+        ("evidence_spans", pa.list_(EVIDENCE_SPAN)),  # the spans it was checked against
+        ("score", pa.float64()),  # groundedness in [0, 1]
+        ("critical", pa.bool_()),  # carries a figure, date, name, identifier or commitment
+        ("status", pa.string()),  # supported | weak | unsupported | error
+        ("judge", pa.string()),  # verbatim | llm | nli | none | skipped | error
+        ("checks", pa.list_(CHECK_SCORE)),
         ("reasons", STRING_LIST),
+    ]
+)
+TOOL_CALL_VALIDATION = pa.struct(
+    [
+        ("tool", pa.string()),
+        ("attempt", pa.int32()),
+        ("args", pa.string()),
+        ("status", pa.string()),
+        ("errors", STRING_LIST),
+    ]
+)
+CONSISTENCY_PROBE = pa.struct(
+    [
+        ("claim", pa.string()),
+        ("original", pa.string()),  # the claim's critical values
+        ("probe_answers", STRING_LIST),
+        ("agreement", pa.float64()),
+        ("status", pa.string()),  # agree | diverge | not_applicable | error
     ]
 )
 
@@ -65,6 +96,15 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("round", pa.int32()),
             ("unsupported_claims", STRING_LIST),
             ("feedback", STRING_LIST),
+        ]
+    ),
+    # which revise round decided each question's final answer (round 0 = the first answer)
+    "revision_log": pa.schema(
+        [
+            ("question_id", pa.string()),
+            ("round", pa.int32()),
+            ("action", pa.string()),
+            ("overall_score", pa.float64()),
         ]
     ),
     # the same contract under one name per producer, so the data catalog can wire each one
@@ -285,14 +325,20 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("confidence", pa.float64()),
         ]
     ),
+    # One HallucinationReport per answer (run_id is added by the flow when it exports a run).
     "hallucination_reports": pa.schema(
         [
             ("question_id", pa.string()),
             ("claims", pa.list_(CLAIM)),
+            ("tool_call_validations", pa.list_(TOOL_CALL_VALIDATION)),
+            ("consistency_probes", pa.list_(CONSISTENCY_PROBE)),
             ("overall_score", pa.float64()),
-            ("action", pa.string()),
+            ("action", pa.string()),  # emit | revise | block
             ("reasons", STRING_LIST),
+            ("feedback", STRING_LIST),  # for a revise: the unsupported claims, named plainly
             ("redactions", pa.list_(REDACTION)),
+            ("pii_detector", pa.string()),  # presidio | regex
+            ("check_versions", STRING_LIST),  # name@version of every check that ran
             ("version", pa.string()),
         ]
     ),

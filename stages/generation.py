@@ -171,9 +171,11 @@ class ExtractiveBackend:
         if request.refusal_hint == "stale_only":  # only outdated documents would answer this
             return self._refusal(request, "stale_only")
         by_part: dict[int, list[EvidenceItem]] = defaultdict(list)
-        rejected = {_normalized(claim) for claim in request.unsupported_claims}
+        rejected = [_normalized(claim) for claim in request.unsupported_claims]
         for item in request.evidence:
-            if _normalized(_as_sentence(item.text)) not in rejected:  # a revise round drops them
+            # a revise round drops the spans behind rejected claims (a claim may be a clause)
+            text = _normalized(item.text)
+            if not any(claim and claim in text for claim in rejected):
                 by_part[item.sub_question].append(item)
         chosen, missing = [], []
         for part, sub_question in enumerate(request.sub_questions):

@@ -12,7 +12,7 @@ from stages import rerank
 from stages.store import ArtifactStore
 from tests.conftest import SAMPLE_QUESTIONS, load_test_config
 
-DOWNSTREAM_OF_GENERATION = {"generation", "attribution", "guardrails"}
+DOWNSTREAM_OF_GENERATION = {"generation", "attribution", "guardrails", "revise"}
 
 
 def _expected():
@@ -110,7 +110,7 @@ def test_version_bump_recomputes_only_that_stage_and_downstream(
     monkeypatch.setattr(rerank, "VERSION", rerank.VERSION + "-test")
     result = run_stages(sample_config, sample_questions)
     recomputed = {name for name, r in result.results.items() if not r.ref.cache_hit}
-    assert recomputed == {"rerank", "evidence", "generation", "attribution", "guardrails"}
+    assert recomputed == {"rerank", "evidence", "generation", "attribution", "guardrails", "revise"}
 
 
 def test_manifests_record_lineage(sample_run, sample_config):
@@ -206,4 +206,4 @@ def test_contract_change_recomputes_its_producer_and_downstream(
     monkeypatch.setitem(contracts.SCHEMAS, "evidence", widened)
     result = run_stages(sample_config, sample_questions)
     recomputed = {name for name, r in result.results.items() if not r.ref.cache_hit}
-    assert recomputed == {"evidence", "generation", "attribution", "guardrails"}
+    assert recomputed == {"evidence", "generation", "attribution", "guardrails", "revise"}
