@@ -46,7 +46,8 @@ def test_run_twice_writes_the_run_folder_and_hits_every_cache(tmp_path):
     summaries = [json.loads((run / "summary.json").read_text()) for run in runs]
     assert not any(s["cache_hit"] for s in summaries[0]["stages"].values())
     assert all(s["cache_hit"] for s in summaries[1]["stages"].values())
-    assert "cache hits 11/11" in second.stdout
+    n = len(summaries[1]["stages"])  # 2 sources, 9 stages and the revise merge (no rounds here)
+    assert n == 12 and f"cache hits {n}/{n}" in second.stdout
     latest = runs[-1]
     answers = pd.read_parquet(latest / "answers.parquet")
     reports = pd.read_parquet(latest / "reports.parquet")

@@ -67,6 +67,8 @@ def captured():
     ]
     saved = [(lg, lg.handlers[:], lg.level) for lg in everything]
     environment = dict(os.environ)
+    os.environ.pop(logs.RUN_ID_ENV, None)  # a CLI run earlier in this process may have set it
+    logs.set_run_id(None)
     buffer = io.StringIO()
     logs.configure("json", "DEBUG", stream=buffer)
     yield buffer
