@@ -716,3 +716,14 @@ def test_nli_judge_without_a_model_path_is_a_technical_block():
     assert (c["status"], c["judge"]) == ("error", "error")
     assert any("nli_model_path" in r for r in c["reasons"])
     assert finals["q1"]["status"] == "blocked"
+
+
+def test_the_pii_prefilter_never_skips_a_text_that_could_hold_an_id():
+    from stages.common import pii
+
+    assert pii.could_hold_pii("AB 12 34 56 C")  # a UK National Insurance number: 6 digits
+    assert pii.could_hold_pii("write to anna@northwind.example")
+    assert not pii.could_hold_pii("The plan was introduced in 2024 for all teams.")
+    # and what the prefilter lets through is still redacted
+    text = "Her NI number is AB 12 34 56 C."
+    assert pii.find(text, ["national_id"])[0]["kind"] == "national_id"

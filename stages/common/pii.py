@@ -32,7 +32,7 @@ KIND_ENTITIES = {
     "person": ["PERSON"],
 }
 ENTITY_KIND = {entity: kind for kind, entities in KIND_ENTITIES.items() for entity in entities}
-CAN_HOLD_PII_RE = re.compile(r"[\d@]")
+MIN_ID_DIGITS = 6  # the shortest kind, a UK National Insurance number, has 6 digits
 MIN_SCORE = 0.35  # Presidio scores a bare phone number 0.4
 RESERVED_TLDS = ("example", "test", "invalid", "localhost")
 PRECEDENCE = ("email", "iban", "card_number", "national_id", "phone", "person")
@@ -89,6 +89,12 @@ def analyzer() -> Any | None:
     return engine
 
 
+def could_hold_pii(text: str) -> bool:
+    """Every kind but person needs an "@" (e-mail) or at least 6 digits (phone, IBAN, card,
+    national ids): text without either is skipped without running the recognizers."""
+    return "@" in text or sum(ch.isdigit() for ch in text) >= MIN_ID_DIGITS
+
+
 @functools.cache
 def _tokenizer() -> Any:
     import spacy
@@ -119,8 +125,8 @@ def find(text: str, kinds: list[str], engine: str = "auto") -> list[dict]:
 @functools.lru_cache(maxsize=65536)
 def _find(text: str, kinds: tuple[str, ...], engine: str) -> tuple[dict, ...]:
     """Cached per (text, kinds): a rerun or a revise round re-redacts the same answers."""
-    if "person" not in kinds and not CAN_HOLD_PII_RE.search(text):
-        return ()  # every other kind needs a digit (numbers, ids) or an "@" (e-mail)
+    if "person" not in kinds and not could_hold_pii(text):
+        return ()
     if detector_name(engine) == "presidio":
         entities = [e for k in kinds for e in KIND_ENTITIES.get(k, [])]
         presidio = analyzer()
