@@ -6,6 +6,7 @@ One tokenizer for index and query sides: if they differed, BM25 would silently m
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -117,14 +118,21 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+# A snowball stemmer keeps its word in instance state, so one shared instance breaks when
+# per-question batches run in parallel threads (IndexError inside the stemmer): one per thread.
+_STEMMERS = threading.local()
 MARKER_GROUP_RE = re.compile(r"((?:\s*\[E\d+\])+)")
 MARKER_ID_RE = re.compile(r"\[(E\d+)\]")
 
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    return word if word[0].isdigit() else _STEMMER.stemWord(word)
+    if word[0].isdigit():
+        return word
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def words(text: str) -> list[str]:
