@@ -126,6 +126,9 @@ def measure(
 
     warm = _fresh_copy(shared, base / "warmup")  # loads every model once; not timed
     _backfill(_settings(warm, corpus, {}), files[:1], workers)
+    from stages.common import pii
+
+    pii.analyzer()  # Presidio too, which a first partition without PII candidates never loads
 
     run = _fresh_copy(shared, base / "run")
     full_s, outcomes = _backfill(_settings(run, corpus, {}), files, workers)

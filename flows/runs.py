@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flows.pipeline import PipelineResult
@@ -61,11 +62,13 @@ def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float)
 
 
 def _grouped(table: pa.Table, limit_per_pool: int | None = None) -> dict[str, list[dict]]:
+    if limit_per_pool and "rank" in table.column_names:  # filter in Arrow, before Python rows
+        table = table.filter(pc.less_equal(table["rank"], limit_per_pool))
+    question_ids = table.column("question_id").to_pylist()
+    rows = table.drop_columns(["question_id"]).to_pylist()
     groups: dict[str, list[dict]] = defaultdict(list)
-    for row in table.to_pylist():
-        if limit_per_pool and row.get("rank", 0) > limit_per_pool:
-            continue
-        groups[row["question_id"]].append({k: v for k, v in row.items() if k != "question_id"})
+    for question_id, row in zip(question_ids, rows, strict=True):
+        groups[question_id].append(row)
     return groups
 
 
@@ -141,15 +144,15 @@ def write_run(
             json.dumps(reports_json(result.reports, run_id), indent=1)
         )
         traces = build_trace(result, store)
+        encoded = [json.dumps(trace, default=str) for trace in traces]  # once, for both files
         with open(tmp / "trace.jsonl", "w") as handle:
-            for trace in traces:
-                handle.write(json.dumps(trace, default=str) + "\n")
+            handle.writelines(line + "\n" for line in encoded)
         pq.write_table(
             pa.table(
                 {
                     "run_id": [run_id] * len(traces),
                     "question_id": [t["question_id"] for t in traces],
-                    "trace_json": [json.dumps(t, default=str) for t in traces],
+                    "trace_json": encoded,
                 }
             ),
             tmp / "trace.parquet",

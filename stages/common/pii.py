@@ -33,6 +33,7 @@ KIND_ENTITIES = {
 }
 ENTITY_KIND = {entity: kind for kind, entities in KIND_ENTITIES.items() for entity in entities}
 MIN_ID_DIGITS = 6  # the shortest kind, a UK National Insurance number, has 6 digits
+ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # citation dates are not identifiers
 DIGIT_RUN_RE = re.compile(r"\d(?:[\s./()+-]{0,3}\d){" + str(MIN_ID_DIGITS - 1) + ",}")
 MIN_SCORE = 0.35  # Presidio scores a bare phone number 0.4
 RESERVED_TLDS = ("example", "test", "invalid", "localhost")
@@ -94,7 +95,7 @@ def could_hold_pii(text: str) -> bool:
     """Every kind but person needs an "@" (e-mail) or a run of at least 6 digits, separators
     allowed (phone, IBAN, card, national ids): other text skips the recognizers. "1994 and 2001"
     is not such a run; "12 34 56", "123-45-6789" and "+49 30 1234" are."""
-    return "@" in text or DIGIT_RUN_RE.search(text) is not None
+    return "@" in text or DIGIT_RUN_RE.search(ISO_DATE_RE.sub(" ", text)) is not None
 
 
 @functools.cache
