@@ -130,7 +130,8 @@ def write_run(
 ) -> Path:
     final_dir = runs_dir / run_id
     tmp = runs_dir / f".tmp-{run_id}"
-    tmp.mkdir(parents=True, exist_ok=False)
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a killed write of this same run: redo it
+    tmp.mkdir(parents=True)
     try:
         run_column = pa.array([run_id] * result.final_answers.num_rows, pa.string())
         pq.write_table(

@@ -60,3 +60,15 @@ def test_sigkill_then_rerun_finishes_with_every_answer_exactly_once(tmp_path):
     third = _backfill(folder, tmp_path)
     third.communicate(timeout=600)
     assert json.loads((out / "backfill_summary.json").read_text())["skipped"] == 4
+
+
+def test_a_temporary_folder_left_by_a_killed_write_is_replaced(sample_run, sample_config, tmp_path):
+    from flows.runs import summarize, write_run
+
+    store = sample_config.artifact_store()
+    stale = tmp_path / ".tmp-set-1"
+    stale.mkdir()
+    (stale / "answers.parquet").write_bytes(b"half written")
+    folder = write_run(tmp_path, "set-1", sample_run, store, summarize(sample_run, store, 1.0))
+    assert not stale.exists() and (folder / "summary.json").is_file()
+    assert pd.read_parquet(folder / "answers.parquet").shape[0] == sample_run.final_answers.num_rows
