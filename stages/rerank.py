@@ -28,7 +28,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common import models, progress, search
+from stages.common import llm, models, progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
 
 NAME = "rerank"
@@ -278,17 +278,13 @@ class Verdict(BaseModel):
     verdict: Literal["HIGH", "MEDIUM", "LOW", "NOT_RELEVANT"]
 
 
-def make_check_client(config: Config) -> Any:
-    from stages.common import llm
-
+def make_check_client(config: Config) -> llm.ChatClient:
     return llm.LlamaCppClient(config.llm_model_path, max_tokens=16)
 
 
 def llm_verdict(client: Any, question: str, evidence: str) -> tuple[str, list[dict]]:
     """The model's verdict and one TOOL_CALLS record per attempt; an output that still breaks
     the schema after the bounded retry, or a backend failure, degrades safely to LOW."""
-    from stages.common import llm
-
     messages = [
         {"role": "system", "content": CHECK_PROMPT},
         {
@@ -329,6 +325,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         if row["eligible"]:
             eligible_docs[row["question_id"]].append(row["doc_id"])
     ranked, states, attempts, calls = [], [], [], []
+    check_client = llm.LazyClient(lambda: make_check_client(config))  # this run's model only
     try:
         scorer = Scorer(inputs, config)
         texts = [t for q in questions for t in [q["question"], *parts[q["question_id"]]]]
@@ -363,7 +360,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             )
             continue
         if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
-            outcome = _checked(outcome, question, scorer, config)
+            outcome = _checked(outcome, question, scorer, config, check_client)
             calls += [{"question_id": qid, **r} for r in outcome.get("calls", [])]
         ranked.extend(outcome["ranked"])
         states.append(outcome["state"])
@@ -371,28 +368,22 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     return _outputs(ranked, states, attempts, calls)
 
 
-def _checked(outcome: dict, question: dict, scorer: Scorer, config: Config) -> dict:
+def _checked(
+    outcome: dict, question: dict, scorer: Scorer, config: Config, client: llm.LazyClient
+) -> dict:
     state = outcome["state"]
     if state["state"] not in ("success", "low_relevance"):
         return outcome
-    from stages.common import llm
-
-    global _check_client
     top = scorer.view.row_of[outcome["ranked"][0]["chunk_id"]]
     evidence = f"{scorer.view.headings[top]}\n{scorer.view.texts[top]}"
     try:
-        if _check_client is None:
-            _check_client = make_check_client(config)
-        verdict, records = llm_verdict(_check_client, question["question"], evidence)
+        verdict, records = llm_verdict(client.get(), question["question"], evidence)
     except llm.LLMError as exc:  # no model: never more confident than without the check
         args = {"model_path": config.llm_model_path}
         verdict = "LOW"
         records = [llm.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
     checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
     return {**outcome, "state": checked, "calls": records}
-
-
-_check_client: Any = None
 
 
 def _score_pool(candidates: list[dict], queries, vectors, scorer: Scorer) -> list[float]:

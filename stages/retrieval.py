@@ -19,7 +19,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common import models, progress, search
+from stages.common import llm, models, progress, search
 from stages.common.text import tokenize
 
 NAME = "retrieval"
@@ -94,17 +94,13 @@ class LlmRewrites(BaseModel):
     queries: list[str] = Field(max_length=3)
 
 
-def make_rewrite_client(config: Config) -> Any:
-    from stages.common import llm
-
+def make_rewrite_client(config: Config) -> llm.ChatClient:
     return llm.LlamaCppClient(config.llm_model_path, max_tokens=96)
 
 
 def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
     """Validated rewrites from the model, with one TOOL_CALLS record per attempt; an output
     that still breaks the schema after the bounded retry, or a failure, yields no rewrites."""
-    from stages.common import llm
-
     messages = [
         {"role": "system", "content": REWRITE_PROMPT},
         {"role": "user", "content": question},
@@ -118,13 +114,11 @@ def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
     return rewrites, records
 
 
-_rewrite_client: Any = None
-
-
-def rewrite(question: str, config: Config) -> tuple[list[tuple[str, str]], list[dict]]:
+def rewrite(
+    question: str, config: Config, client: llm.LazyClient | None = None
+) -> tuple[list[tuple[str, str]], list[dict]]:
     """(query text, kind) pairs, the original first, at most `max_subqueries` in all, and the
-    validation records of any model call made for them."""
-    global _rewrite_client
+    validation records of any model call made for them. `client`: the run's rewrite model."""
     queries = [(question, "original")]
     records: list[dict] = []
     expanded = expand_glossary(question, config.glossary)
@@ -133,12 +127,9 @@ def rewrite(question: str, config: Config) -> tuple[list[tuple[str, str]], list[
     if config.decompose:
         queries.extend((part, "decomposition") for part in decompose(question))
     if config.llm_rewriter and len(queries) < config.max_subqueries:
-        from stages.common import llm
-
+        client = client or llm.LazyClient(lambda: make_rewrite_client(config))
         try:
-            if _rewrite_client is None:
-                _rewrite_client = make_rewrite_client(config)
-            texts, records = llm_rewrites(_rewrite_client, question)
+            texts, records = llm_rewrites(client.get(), question)
         except llm.LLMError as exc:  # no model: the rule-based rewrites still run
             texts = []
             args = {"model_path": config.llm_model_path}
@@ -188,13 +179,15 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         decisions[row["question_id"]][row["decision"]].append(row["doc_id"])
     query_rows, calls = [], []
     rewrites = {}
+    client = llm.LazyClient(lambda: make_rewrite_client(config))  # this run's model only
     for question in questions:
-        rewrites[question["question_id"]], records = rewrite(question["question"], config)
-        calls += [{"question_id": question["question_id"], **r} for r in records]
-        for index, (text, kind) in enumerate(rewrites[question["question_id"]]):
+        qid = question["question_id"]
+        rewrites[qid], records = rewrite(question["question"], config, client)
+        calls += [{"question_id": qid, **r} for r in records]
+        for index, (text, kind) in enumerate(rewrites[qid]):
             query_rows.append(
                 {
-                    "question_id": question["question_id"],
+                    "question_id": qid,
                     "query_index": index,
                     "query_text": text,
                     "rewrite_kind": kind,

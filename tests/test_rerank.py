@@ -193,7 +193,7 @@ def test_verdicts_only_ever_lower_the_state():
 
 def test_llm_check_runs_only_for_configured_query_types(tiny_index, monkeypatch):
     client = ScriptedClient('{"verdict": "NOT_RELEVANT"}')
-    monkeypatch.setattr(rerank, "_check_client", client)
+    monkeypatch.setattr(rerank, "make_check_client", lambda config: client)
     config = rerank.Config(llm_check_query_types=["pricing"])
     general = rerank.run(
         _inputs(tiny_index, [_candidate("hr-salaries#0000", "hr-salaries")]), config

@@ -223,9 +223,8 @@ def test_an_invalid_rewrite_is_fed_back_and_the_retry_recorded():
 
 
 def test_llm_rewrites_are_recorded_and_bounded(monkeypatch):
-    monkeypatch.setattr(
-        retrieval, "_rewrite_client", ScriptedClient('{"queries": ["x one", "x two", "x three"]}')
-    )
+    client = ScriptedClient('{"queries": ["x one", "x two", "x three"]}')
+    monkeypatch.setattr(retrieval, "make_rewrite_client", lambda config: client)
     config = retrieval.Config(llm_rewriter=True, max_subqueries=3)
     rewrites, records = retrieval.rewrite("What is the L3 salary band?", config)
     assert [r["status"] for r in records] == ["valid"]

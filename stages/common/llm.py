@@ -338,6 +338,30 @@ class LlamaCppClient(ChatClient):
         return _completion_from(body)
 
 
+class LazyClient:
+    """A chat client built on first use and at most once, for one run.
+
+    Never a module global: a second run in the same process (a backfill partition, `grounding
+    serve`, a Dask worker) with another model must not reuse this one. A failure to build it is
+    kept and raised again, so a missing model costs one attempt per run, not one per question.
+    """
+
+    def __init__(self, factory: Callable[[], ChatClient]) -> None:
+        self._factory = factory
+        self._client: ChatClient | None = None
+        self._error: str | None = None
+
+    def get(self) -> ChatClient:
+        if self._client is None and self._error is None:
+            try:
+                self._client = self._factory()
+            except LLMError as exc:
+                self._error = str(exc)
+        if self._client is None:
+            raise LLMError(self._error or "no chat client")
+        return self._client
+
+
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
