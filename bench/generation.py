@@ -61,14 +61,18 @@ def _score(records: list[dict], generations: list[dict]) -> dict[str, Any]:
 @contextlib.contextmanager
 def _served(backend: str, settings: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """For openai_compatible without a configured base_url, serve the local GGUF meanwhile."""
-    from stages.common import llm
+    from stages.models.files import DEFAULT_MODEL_PATH
+    from stages.models.server import local_openai_server
+    from stages.models.settings import fold_legacy_keys
 
-    if backend != "openai_compatible" or settings.get("base_url"):
+    folded = fold_legacy_keys(settings, ("model_path", "base_url", "model"))
+    llm = folded.get("llm") or {}
+    if backend != "openai_compatible" or llm.get("base_url"):
         yield settings
         return
-    model_path = settings.get("model_path") or llm.DEFAULT_MODEL_PATH
-    with llm.local_openai_server(model_path, alias="local") as base_url:
-        yield {**settings, "base_url": base_url, "model": "local"}
+    model_path = llm.get("path") or DEFAULT_MODEL_PATH
+    with local_openai_server(model_path, alias="local") as base_url:
+        yield {**folded, "llm": {**llm, "base_url": base_url, "model": "local"}}
 
 
 def run(

@@ -142,15 +142,17 @@ def run(
     result = {
         "data": {"records": len(records), "answers": len(items), "file": str(folder / FILES[0])},
         "config": {
-            k: getattr(config, k)
-            for k in (
-                "judge",
-                "llm_backend",
-                "emit_threshold",
-                "judge_threshold",
-                "prefilter_lexical",
-                "block_threshold",
-            )
+            "llm_backend": config.llm.backend,
+            **{
+                k: getattr(config, k)
+                for k in (
+                    "judge",
+                    "emit_threshold",
+                    "judge_threshold",
+                    "prefilter_lexical",
+                    "block_threshold",
+                )
+            },
         },  # fmt: skip
         "model": getattr(toolkit.judge(), "model_id", None) if config.judge != "none" else None,
         "configured_threshold": metrics(configured),

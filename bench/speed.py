@@ -209,7 +209,7 @@ def bench_retrieval_run(n_chunks: int, n_queries: int, seed: int = 0) -> dict[st
     embedded by the real model inside `retrieval.run`.
     """
     from stages import contracts, indexing, retrieval
-    from stages.common import models
+    from stages.models import embeddings
 
     corpus, queries = synthetic_corpus(n_chunks, seed=seed + 1, n_queries=n_queries)
     rows = [
@@ -218,14 +218,14 @@ def bench_retrieval_run(n_chunks: int, n_queries: int, seed: int = 0) -> dict[st
     ]
     chunks = contracts.from_rows(rows, "chunks")
     counter = iter(range(10**9))
-    real_embed = models.embed
-    models.embed = lambda spec, texts, *a, **k: random_unit_vectors(len(texts), next(counter))
+    real_embed = embeddings.embed
+    embeddings.embed = lambda spec, texts, *a, **k: random_unit_vectors(len(texts), next(counter))
     try:
         started = time.perf_counter()
         outputs = indexing.run({"chunks": chunks}, indexing.Config())
         index_seconds = time.perf_counter() - started
     finally:
-        models.embed = real_embed
+        embeddings.embed = real_embed
     doc_ids = [r["doc_id"] for r in rows]
     questions = [(f"s{i:03d}", " ".join(q)) for i, q in enumerate(queries)]
     retrieval_config = common.stage_config(retrieval, {})
@@ -233,7 +233,9 @@ def bench_retrieval_run(n_chunks: int, n_queries: int, seed: int = 0) -> dict[st
         folder = Path(tmp) / "index"
         common.save_index_outputs(outputs, folder)
         base = {**common.load_index_folder(folder), "chunks": chunks}
-        models.embed(retrieval_config.embedding_model, ["warm up"])  # model load is not per query
+        embeddings.embed(
+            retrieval_config.embedding_model, ["warm up"]
+        )  # model load is not per query
 
         def call(batch: list[tuple[str, str]]) -> float:
             inputs = {
@@ -255,7 +257,7 @@ def bench_retrieval_run(n_chunks: int, n_queries: int, seed: int = 0) -> dict[st
         embedding = []  # the query-embedding share of a call, measured alone
         for _, text in questions:
             started = time.perf_counter()
-            models.embed(retrieval_config.embedding_model, [text])
+            embeddings.embed(retrieval_config.embedding_model, [text])
             embedding.append(time.perf_counter() - started)
     return {
         "n_chunks": n_chunks,

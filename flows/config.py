@@ -104,7 +104,7 @@ def load_config(
     for key, value in (overrides or {}).items():
         prefix, _, field = key.partition(".")
         if field and prefix in STAGES:
-            merged[prefix][field] = value
+            _assign(merged[prefix], field, value)
         elif field:  # a nested top-level setting, e.g. task_runner.kind=dask
             section = raw.get(prefix)
             raw[prefix] = {**(section if isinstance(section, dict) else {}), field: value}
@@ -141,6 +141,16 @@ def load_config(
         )
     except ValidationError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+
+
+def _assign(section: dict, dotted: str, value: Any) -> None:
+    """`llm.path` sets section["llm"]["path"] (a nested block); `top_n` a plain field."""
+    *parents, leaf = dotted.split(".")
+    for name in parents:
+        child = section.get(name)
+        section[name] = dict(child) if isinstance(child, dict) else {}
+        section = section[name]
+    section[leaf] = value
 
 
 def _store_location(root: Path, store: str | Path) -> Path | str:

@@ -38,10 +38,12 @@ def _parse_markdown() -> str:
 
 
 def _embed() -> str:
-    from stages.common import models
+    from stages.models import embeddings, files
 
-    vectors = models.embed(models.DEFAULT_EMBEDDING_MODEL, ["offline check"])
-    return f"dimension {vectors.shape[1]} ({models.model_version(models.DEFAULT_EMBEDDING_MODEL)})"
+    vectors = embeddings.embed(embeddings.DEFAULT_EMBEDDING_MODEL, ["offline check"])
+    return (
+        f"dimension {vectors.shape[1]} ({files.model_version(embeddings.DEFAULT_EMBEDDING_MODEL)})"
+    )
 
 
 def _imports() -> str:
@@ -53,10 +55,10 @@ def _imports() -> str:
 
 
 def _generator_model() -> str:
-    from stages.common import llm
+    from stages.models import files
 
-    digest = llm.verify_gguf(llm.DEFAULT_MODEL_PATH, llm.PACKAGED_MODEL_SHA256)
-    return f"{llm.DEFAULT_MODEL_PATH} sha256 {digest[:12]}…"
+    digest = files.verify_gguf(files.DEFAULT_MODEL_PATH, files.PACKAGED_MODEL_SHA256)
+    return f"{files.DEFAULT_MODEL_PATH} sha256 {digest[:12]}…"
 
 
 CHECKS: dict[str, Callable[[], str]] = {

@@ -819,7 +819,7 @@ def _fmt(value: Any) -> str:
 
 
 def model_identity(config) -> dict[str, str]:
-    from stages.common.models import model_version, resolve_model_path
+    from stages.models.files import model_version, resolve_model_path
 
     spec = config.stage_config("indexing").embedding_model
     path = resolve_model_path(spec)

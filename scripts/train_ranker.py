@@ -27,7 +27,7 @@ from sklearn.linear_model import LogisticRegression
 from flows.config import load_config
 from flows.pipeline import load_questions, run_stages
 from stages import contracts, indexing, rerank, retrieval
-from stages.common import models
+from stages.models import embeddings
 from stages.store import ArtifactStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ SQUAD = ROOT.parent / "shared" / "datasets" / "squad2" / "dev_articles.json"
 
 
 def question_features(scorer, question: str, candidates: list[dict]) -> np.ndarray:
-    vector = models.embed(models.DEFAULT_EMBEDDING_MODEL, [question])[0]
+    vector = embeddings.embed(embeddings.DEFAULT_EMBEDDING_MODEL, [question])[0]
     rows = [scorer.view.row_of[c["chunk_id"]] for c in candidates]
     rrf = [c["fused_score"] for c in candidates]
     return rerank.feature_rows(question, vector, rows, rrf, scorer.view, scorer.indexes, scorer.idf)

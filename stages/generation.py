@@ -43,11 +43,13 @@ from collections import defaultdict
 from typing import Any, Literal, Protocol
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stages import contracts
-from stages.common import llm
-from stages.common.text import cited_sentences
+from stages.common.text import MARKER_RE, cited_sentences
+from stages.models import chat, settings
+from stages.models.cache import AnswerCache
+from stages.models.errors import LLMError
 
 NAME = "generation"
 VERSION = "1.3.0"
@@ -73,9 +75,9 @@ STALE_CAVEAT = "Some of these sources are older than the freshness window; newer
 
 
 MODEL_REFUSAL_REASONS = REFUSAL_REASONS[:-1]  # a model cannot have a technical error itself
-ENV_BASE_URL = "GROUNDING_LLM_BASE_URL"
-ENV_API_KEY = "GROUNDING_LLM_API_KEY"
-ENV_MODEL = "GROUNDING_LLM_MODEL"
+LEGACY_LLM_KEYS = ("model_path", "model_sha256", "n_ctx", "n_threads", "base_url", "model")
+LEGACY_LLM_KEYS += ("api_key", "timeout_s", "connect_timeout_s", "http_retries", "backoff_s")
+LEGACY_LLM_KEYS += ("response_format",)
 
 
 class Config(BaseModel):
@@ -93,23 +95,19 @@ class Config(BaseModel):
     cache_dir: str | None = Field(
         "artifacts/_generation_cache", description="LLM answer cache; null turns it off"
     )
-    # llama_cpp: a GGUF path relative to the project root (cwd); drop in any chat GGUF
-    model_path: str = llm.DEFAULT_MODEL_PATH
-    model_sha256: str | None = Field(
-        llm.PACKAGED_MODEL_SHA256,
-        description="checked before loading; set to your GGUF's hash, or null to skip the check",
-    )
-    n_ctx: int = Field(4096, ge=512, le=32768)
-    n_threads: int | None = Field(None, ge=1, le=256)
-    # openai_compatible: unset values come from GROUNDING_LLM_BASE_URL / _MODEL / _API_KEY
-    base_url: str | None = None
-    model: str | None = None
-    api_key: SecretStr | None = None  # masked in manifests; prefer the environment variable
-    timeout_s: float = Field(60.0, gt=0, le=600)
-    connect_timeout_s: float = Field(5.0, gt=0, le=60)
-    http_retries: int = Field(2, ge=0, le=6)
-    backoff_s: float = Field(0.5, ge=0, le=30)
-    response_format: Literal["json_object", "json_schema", "none"] = "json_object"
+    # the model behind llama_cpp / openai_compatible (`backend` picks which one it is)
+    llm: settings.LLMSettings = settings.LLMSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_llm_keys(cls, data: Any) -> Any:
+        return settings.fold_legacy_keys(data, LEGACY_LLM_KEYS)
+
+    @model_validator(mode="after")
+    def _backend_names_the_model(self) -> Config:
+        if self.backend in settings.LLM_BACKENDS and self.llm.backend != self.backend:
+            self.llm = self.llm.model_copy(update={"backend": self.backend})
+        return self
 
 
 class EvidenceItem(BaseModel):
@@ -280,7 +278,6 @@ REVISE_PROMPT = (
     "Findings: {findings}. Write a new answer without these claims, or correct them so the cited "
     "evidence states them exactly; if nothing supported remains, refuse."
 )
-MARKER_RE = re.compile(r"\[(E\d+)\]")
 # "… month [E1]." → "… month. [E1]", so the marker closes the sentence the way attribution reads
 MARKER_BEFORE_STOP_RE = re.compile(r"((?:\s*\[E\d+\])+)\s*([.!?])")
 FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -392,7 +389,7 @@ def check_answer(text: str, request: Request) -> ModelAnswer:
 
 
 class LLMBackend:
-    """The prompt contract, validation, retries, refusals and cache around a `llm.ChatClient`.
+    """The prompt contract, validation, retries, refusals and cache around a `chat.ChatClient`.
 
     The client is built lazily (a not_found question never needs the model) and once; a failure
     to build it (model file missing, bad hash, no base_url) is kept and turns every question
@@ -401,23 +398,15 @@ class LLMBackend:
 
     def __init__(self, config: Config, client_factory, model_id_hint: str) -> None:
         self.config = config
-        self._factory = client_factory
-        self._client: llm.ChatClient | None = None
-        self._client_error: str | None = None
+        self._client = chat.LazyClient(client_factory)
         self.model_id = model_id_hint
-        self.cache = llm.AnswerCache(config.cache_dir) if config.cache_dir else None
+        self.cache = AnswerCache(config.cache_dir) if config.cache_dir else None
         self.calls = 0  # model calls made (cache hits and direct refusals excluded)
 
-    def client(self) -> llm.ChatClient:
-        if self._client is None and self._client_error is None:
-            try:
-                self._client = self._factory()
-                self.model_id = self._client.model_id
-            except llm.LLMError as exc:
-                self._client_error = str(exc)
-        if self._client is None:
-            raise llm.LLMError(self._client_error or "backend unavailable")
-        return self._client
+    def client(self) -> chat.ChatClient:
+        client = self._client.get()
+        self.model_id = client.model_id
+        return client
 
     def generate(self, request: Request) -> Output:
         if request.is_error or request.state not in ("success", "low_relevance"):
@@ -428,7 +417,7 @@ class LLMBackend:
             return self._refusal(request, "insufficient_evidence")
         try:
             client = self.client()
-        except llm.LLMError as exc:
+        except LLMError as exc:
             return self._technical_error(request, str(exc), attempts=0)
         key = self._cache_key(request)
         if self.cache and (hit := self.cache.get(key)):
@@ -446,8 +435,10 @@ class LLMBackend:
             try:
                 self.calls += 1
                 completion = client.complete(messages, schema)
-            except llm.LLMError as exc:
-                records.append(llm.tool_call_record(TOOL, attempt, "error", [str(exc)[:300]], args))
+            except LLMError as exc:
+                records.append(
+                    chat.tool_call_record(TOOL, attempt, "error", [str(exc)[:300]], args)
+                )
                 return self._technical_error(request, str(exc), attempts=attempt).model_copy(
                     update={"validations": records}
                 )
@@ -457,7 +448,7 @@ class LLMBackend:
                 reply = check_answer(completion.text, request)
             except InvalidAnswer as exc:
                 error = str(exc)
-                records.append(llm.tool_call_record(TOOL, attempt, "invalid", [error], args))
+                records.append(chat.tool_call_record(TOOL, attempt, "invalid", [error], args))
                 if completion.finish_reason == "length":
                     error += " (the reply was cut off at max_tokens: answer more briefly)"
                 messages = [
@@ -466,7 +457,7 @@ class LLMBackend:
                     {"role": "user", "content": RETRY_PROMPT.format(error=error)},
                 ]
                 continue
-            records.append(llm.tool_call_record(TOOL, attempt, "valid", [], args))
+            records.append(chat.tool_call_record(TOOL, attempt, "valid", [], args))
             output = self._from_reply(request, reply, client.model_id, attempt)
             output = output.model_copy(
                 update={
@@ -488,7 +479,7 @@ class LLMBackend:
     def _cache_key(self, request: Request) -> str:
         evidence = [item.model_dump() for item in request.evidence]
         state = request.model_dump(exclude={"question", "evidence"})
-        return llm.AnswerCache.key(
+        return AnswerCache.key(
             question=hashlib.sha256(request.question.encode()).hexdigest(),
             evidence=hashlib.sha256(json.dumps(evidence, sort_keys=True).encode()).hexdigest(),
             state=state,
@@ -545,51 +536,28 @@ class LLMBackend:
         )
 
 
-def make_llama_cpp_backend(config: Config) -> LLMBackend:
-    def factory() -> llm.ChatClient:
-        return llm.LlamaCppClient(
-            config.model_path,
-            model_sha256=config.model_sha256,
-            n_ctx=config.n_ctx,
-            n_threads=config.n_threads,
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            seed=config.seed,
-        )
+def make_llm_backend(config: Config) -> LLMBackend:
+    """The model `config.llm` names, built when the first question needs it."""
+    model = config.llm
 
-    return LLMBackend(config, factory, model_id_hint=os.path.basename(config.model_path))
-
-
-def make_openai_backend(config: Config) -> LLMBackend:
-    base_url = config.base_url or os.environ.get(ENV_BASE_URL)
-    model = config.model or os.environ.get(ENV_MODEL) or "default"
-    api_key = config.api_key.get_secret_value() if config.api_key else os.environ.get(ENV_API_KEY)
-
-    def factory() -> llm.ChatClient:
-        if not base_url:
-            raise llm.LLMError(f"openai_compatible needs generation.base_url or ${ENV_BASE_URL}")
-        return llm.OpenAICompatibleClient(
-            base_url,
+    def factory() -> chat.ChatClient:
+        return chat.chat_client(
             model,
-            api_key=api_key,
-            temperature=config.temperature,
             max_tokens=config.max_tokens,
+            temperature=config.temperature,
             seed=config.seed,
-            timeout_s=config.timeout_s,
-            connect_timeout_s=config.connect_timeout_s,
-            http_retries=config.http_retries,
-            backoff_s=config.backoff_s,
-            response_format=config.response_format,
         )
 
-    return LLMBackend(config, factory, model_id_hint=f"openai-compatible:{model}")
+    if model.backend == "openai_compatible":
+        hint = f"openai-compatible:{model.server_model()}"
+    else:
+        hint = os.path.basename(model.path)
+    return LLMBackend(config, factory, model_id_hint=hint)
 
 
 def make_backend(config: Config) -> Backend:
-    if config.backend == "llama_cpp":
-        return make_llama_cpp_backend(config)
-    if config.backend == "openai_compatible":
-        return make_openai_backend(config)
+    if config.backend in settings.LLM_BACKENDS:
+        return make_llm_backend(config)
     return ExtractiveBackend(config)
 
 

@@ -29,25 +29,29 @@ passes). Final answers are schema-checked, then PII is redacted.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
 from stages.common import claims as claims_mod
-from stages.common import consistency, groundedness, judge, llm, pii
+from stages.common import consistency, groundedness, judge, pii
 from stages.common.groundedness import CheckResult, follows_injection
+from stages.common.text import MARKER_RE
+from stages.models import chat, settings
+from stages.models.errors import LLMError
 
 NAME = "guardrails"
 VERSION = "2.0.0"
 OUTPUTS = ("hallucination_reports", "final_answers")  # contract tables written
 
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")
-LLM_BACKENDS = ("llama_cpp", "openai_compatible")
+LLM_BACKENDS = settings.LLM_BACKENDS
+LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_threads")
+LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
 BLOCKED_TEMPLATE = (
     "I can't give a verified answer to this question: {failure}. Please consult the source "
     "documents directly or ask a colleague with access."
@@ -60,7 +64,6 @@ REFUSAL_TEMPLATES = {
     "technical_error": "A technical problem prevented an answer. Please try again later.",
 }
 FINAL_STATUSES = ("answered", "refused", "blocked")
-MARKER_RE = re.compile(r"\[(E\d+)\]")
 
 
 class Config(BaseModel):
@@ -87,15 +90,7 @@ class Config(BaseModel):
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
     # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
-    llm_backend: Literal["llama_cpp", "openai_compatible"] = "llama_cpp"
-    model_path: str = llm.DEFAULT_MODEL_PATH
-    model_sha256: str | None = llm.PACKAGED_MODEL_SHA256
-    n_ctx: int = Field(4096, ge=512, le=32768)
-    n_threads: int | None = Field(None, ge=1, le=256)
-    base_url: str | None = None
-    model: str | None = None
-    api_key: SecretStr | None = None
-    timeout_s: float = Field(60.0, gt=0, le=600)
+    llm: settings.LLMSettings = settings.LLMSettings()
     nli_model_path: str | None = None
     nli_entailment_label: str = "entailment"
     # self-consistency probes (LLM generators only)
@@ -105,18 +100,23 @@ class Config(BaseModel):
     redact_pii: list[str] = Field(["email", "phone", "iban", "card_number", "national_id"])
     pii_engine: Literal["auto", "presidio", "regex"] = "auto"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_llm_keys(cls, data: Any) -> Any:
+        return settings.fold_legacy_keys(data, LEGACY_LLM_KEYS)
+
 
 # ---------------------------------------------------------------- the judge and the LLM client
 
 
 @dataclass
 class Toolkit:
-    """The judge and chat client, built lazily once per run (most answers need neither)."""
+    """The judge and chat client of one run, each built on first use (most answers need
+    neither), never shared with another run."""
 
     config: Config
     _judge: Any = None
-    _client: Any = None
-    _client_error: str | None = None
+    _client: chat.LazyClient | None = None
     judge_calls: int = 0
 
     def judge(self) -> judge.Judge | None:
@@ -127,62 +127,23 @@ class Toolkit:
             self._judge = make_judge(self.config)
         return self._judge
 
-    def client(self) -> Any:
-        """A chat client for probes and the LLM decomposer; raises llm.LLMError."""
-        if self._client is None and self._client_error is None:
-            try:
-                self._client = make_client(self.config)
-            except llm.LLMError as exc:
-                self._client_error = str(exc)
+    def client(self) -> chat.ChatClient:
+        """A chat client for probes and the LLM decomposer; raises LLMError."""
         if self._client is None:
-            raise llm.LLMError(self._client_error or "no LLM client")
-        return self._client
-
-
-def make_client(config: Config, max_tokens: int = 192) -> llm.ChatClient:
-    if config.llm_backend == "openai_compatible":
-        import os
-
-        base_url = config.base_url or os.environ.get("GROUNDING_LLM_BASE_URL")
-        if not base_url:
-            raise llm.LLMError("guardrails.base_url (or GROUNDING_LLM_BASE_URL) is not set")
-        key = config.api_key.get_secret_value() if config.api_key else None
-        return llm.OpenAICompatibleClient(
-            base_url,
-            config.model or os.environ.get("GROUNDING_LLM_MODEL") or "default",
-            api_key=key or os.environ.get("GROUNDING_LLM_API_KEY"),
-            max_tokens=max_tokens,
-            timeout_s=config.timeout_s,
-        )
-    return llm.LlamaCppClient(
-        config.model_path,
-        model_sha256=config.model_sha256,
-        n_ctx=config.n_ctx,
-        n_threads=config.n_threads,
-        max_tokens=max_tokens,
-    )
+            self._client = chat.LazyClient(
+                lambda: chat.chat_client(self.config.llm, max_tokens=192)
+            )
+        return self._client.get()
 
 
 def make_judge(config: Config) -> judge.Judge:
     if config.judge == "nli":
         if not config.nli_model_path:
             raise judge.JudgeError("guardrails.judge 'nli' needs nli_model_path")
-        return judge.NLIJudge(
+        return judge.nli_judge(
             config.nli_model_path, config.nli_entailment_label, config.judge_cache_dir
         )
-    if config.llm_backend == "openai_compatible":
-        return judge.ChatYesNoJudge(
-            lambda: make_client(config, max_tokens=16),
-            f"openai-compatible:{config.model or 'default'}",
-            config.judge_cache_dir,
-        )
-    return judge.LlamaYesNoJudge(
-        config.model_path,
-        model_sha256=config.model_sha256,
-        n_ctx=config.n_ctx,
-        n_threads=config.n_threads,
-        cache_dir=config.judge_cache_dir,
-    )
+    return judge.llm_judge(config.llm, config.judge_cache_dir)
 
 
 # ---------------------------------------------------------------- one claim
@@ -406,7 +367,7 @@ def _decompose(answer: str, config: Config, toolkit: Toolkit) -> list[claims_mod
     if config.decomposer == "llm":
         try:
             return claims_mod.decompose_llm(answer, toolkit.client())
-        except llm.LLMError:
+        except LLMError:
             pass  # the rule-based split is always available
     return claims_mod.decompose(answer)
 
@@ -442,7 +403,7 @@ def _probe(
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
     try:
         client = toolkit.client()
-    except llm.LLMError as exc:
+    except LLMError as exc:
         return consistency.Probe(text, values, [f"error: {exc}"], None, "error")
     return consistency.probe_claim(
         text, question, spans, client, config.consistency_probes, config.min_agreement, answer

@@ -26,8 +26,9 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common import models, progress
+from stages.common import progress
 from stages.common.text import tokenize
+from stages.models import embeddings, files
 
 NAME = "indexing"
 VERSION = "1.1.0"
@@ -40,7 +41,7 @@ class Config(BaseModel):
     k1: float = Field(1.5, gt=0)
     b: float = Field(0.75, ge=0, le=1)
     epsilon: float = Field(0.25, ge=0)
-    embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
+    embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
     embedding_batch_size: int = Field(64, ge=1)
     faiss_index: Literal["auto", "flat", "hnsw", "ivf"] = "auto"
     exact_below: int = Field(50_000, ge=0, description="auto: exact (flat) index below this size")
@@ -143,18 +144,18 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
     postings, vocab = bm25_weights(
         [tokenize(t) for t in texts], config.k1, config.b, config.epsilon
     )
-    embedder = models.load_embedder(config.embedding_model)
-    dimension = int(models.embedding_dimension(embedder))
+    embedder = embeddings.load_embedder(config.embedding_model)
+    dimension = int(embeddings.embedding_dimension(embedder))
     batches = [texts[i : i + 256] for i in range(0, len(texts), 256)]
     parts = [
-        models.embed(config.embedding_model, batch, config.embedding_batch_size)
+        embeddings.embed(config.embedding_model, batch, config.embedding_batch_size)
         for batch in progress.track(batches, "embedding chunks")
     ]
     vectors = np.vstack(parts) if parts else np.zeros((0, dimension), dtype=np.float32)
     index = build_faiss(vectors, dimension, config)
     info = {
         "embedding_model": config.embedding_model,
-        "embedding_model_version": models.model_version(config.embedding_model),
+        "embedding_model_version": files.model_version(config.embedding_model),
         "dimension": dimension,
         "n_chunks": len(texts),
         "faiss_index": type(index).__name__,

@@ -20,16 +20,17 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
-from stages.common import llm, models, progress, search
+from stages.common import progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
+from stages.models import chat, embeddings, pairs, settings
+from stages.models.errors import LLMError
 
 NAME = "rerank"
 VERSION = "2.3.0"
@@ -81,9 +82,14 @@ class Config(BaseModel):
     max_attempts: int = Field(2, ge=1, le=2, description="searches per question, re-query included")
     # Optional second opinion from the local LLM for critical query types (slow: opt in).
     llm_check_query_types: list[str] = Field([], description="e.g. [pricing, contract, dates]")
-    llm_model_path: str = "models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    llm: settings.LLMSettings = settings.LLMSettings()
     requery_top_k: int = Field(30, ge=1)
-    embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
+    embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_llm_keys(cls, data: Any) -> Any:
+        return settings.fold_legacy_keys(data, ("llm_model_path",))
 
 
 # ---------------------------------------------------------------- features
@@ -173,13 +179,6 @@ def learned_probability(matrix: np.ndarray, ranker: RankerModel) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(ranker.calibration_scale * logit + ranker.calibration_shift)))
 
 
-@cache
-def _cross_encoder(path: str) -> Any:
-    from sentence_transformers import CrossEncoder
-
-    return CrossEncoder(path, device="cpu")
-
-
 def state_for(confidence: float | None, config: Config) -> str:
     if confidence is None or confidence < config.low_threshold:
         return "not_found"
@@ -220,6 +219,10 @@ class Scorer:
         self.idf = dict(
             zip(vocab.column("term").to_pylist(), vocab.column("idf").to_pylist(), strict=True)
         )
+        spec = config.cross_encoder_model
+        self.pair_scorer = (
+            pairs.cross_encoder(spec) if config.scorer == "cross_encoder" and spec else None
+        )
 
     def confidences(
         self, queries: list[str], vectors: np.ndarray, rows: list[int], rrf: list[float]
@@ -236,13 +239,12 @@ class Scorer:
         return best.tolist()
 
     def _cross_encoder(self, queries: list[str], rows: list[int]) -> list[float]:
-        if not self.config.cross_encoder_model:
+        if self.pair_scorer is None:
             raise ValueError("scorer 'cross_encoder' needs cross_encoder_model (a local path)")
-        model = _cross_encoder(str(models.resolve_model_path(self.config.cross_encoder_model)))
         best = np.full(len(rows), -np.inf)
         for query in queries:
-            pairs = [(query, f"{self.view.headings[r]}\n{self.view.texts[r]}") for r in rows]
-            best = np.maximum(best, np.asarray(model.predict(pairs), dtype=float))
+            texts = [(query, f"{self.view.headings[r]}\n{self.view.texts[r]}") for r in rows]
+            best = np.maximum(best, self.pair_scorer.score(texts))
         scale, shift = self.config.ce_scale, self.config.ce_shift
         return [1.0 / (1.0 + math.exp(-(scale * s + shift))) for s in best]
 
@@ -258,7 +260,8 @@ def requery_text(question: str, best_heading: str | None) -> str:
 
 # ---------------------------------------------------------------- optional LLM confidence check
 
-VERDICTS = ("HIGH", "MEDIUM", "LOW", "NOT_RELEVANT")
+VerdictLabel = Literal["HIGH", "MEDIUM", "LOW", "NOT_RELEVANT"]
+VERDICTS: tuple[str, ...] = get_args(VerdictLabel)
 VERDICT_SCHEMA = {
     "type": "object",
     "properties": {"verdict": {"type": "string", "enum": list(VERDICTS)}},
@@ -275,11 +278,11 @@ CHECK_PROMPT = (
 
 
 class Verdict(BaseModel):
-    verdict: Literal["HIGH", "MEDIUM", "LOW", "NOT_RELEVANT"]
+    verdict: VerdictLabel
 
 
-def make_check_client(config: Config) -> llm.ChatClient:
-    return llm.LlamaCppClient(config.llm_model_path, max_tokens=16)
+def make_check_client(config: Config) -> chat.ChatClient:
+    return chat.chat_client(config.llm, max_tokens=16)
 
 
 def llm_verdict(client: Any, question: str, evidence: str) -> tuple[str, list[dict]]:
@@ -293,7 +296,7 @@ def llm_verdict(client: Any, question: str, evidence: str) -> tuple[str, list[di
             "Does the evidence state the answer?",
         },
     ]
-    parsed, records = llm.call_validated(
+    parsed, records = chat.call_validated(
         client, messages, VERDICT_SCHEMA, Verdict.model_validate_json, tool="confidence_check"
     )
     return (parsed.verdict if parsed else "LOW"), records
@@ -325,11 +328,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         if row["eligible"]:
             eligible_docs[row["question_id"]].append(row["doc_id"])
     ranked, states, attempts, calls = [], [], [], []
-    check_client = llm.LazyClient(lambda: make_check_client(config))  # this run's model only
+    check_client = chat.LazyClient(lambda: make_check_client(config))  # this run's model only
     try:
         scorer = Scorer(inputs, config)
         texts = [t for q in questions for t in [q["question"], *parts[q["question_id"]]]]
-        vectors = models.embed(config.embedding_model, texts) if texts else np.zeros((0, 1))
+        vectors = embeddings.embed(config.embedding_model, texts) if texts else np.zeros((0, 1))
     except Exception as exc:  # index or model failure: every question is a technical error
         message = f"{type(exc).__name__}: {exc}"
         states = [
@@ -369,7 +372,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
 
 
 def _checked(
-    outcome: dict, question: dict, scorer: Scorer, config: Config, client: llm.LazyClient
+    outcome: dict, question: dict, scorer: Scorer, config: Config, client: chat.LazyClient
 ) -> dict:
     state = outcome["state"]
     if state["state"] not in ("success", "low_relevance"):
@@ -378,10 +381,10 @@ def _checked(
     evidence = f"{scorer.view.headings[top]}\n{scorer.view.texts[top]}"
     try:
         verdict, records = llm_verdict(client.get(), question["question"], evidence)
-    except llm.LLMError as exc:  # no model: never more confident than without the check
-        args = {"model_path": config.llm_model_path}
+    except LLMError as exc:  # no model: never more confident than without the check
+        args = {"model_path": config.llm.path}
         verdict = "LOW"
-        records = [llm.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
+        records = [chat.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
     checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
     return {**outcome, "state": checked, "calls": records}
 
@@ -404,7 +407,7 @@ def _rerank_question(
             scorer.view.row_of[candidates[int(np.argmax(confidences))]["chunk_id"]]
         ]
         text = requery_text(queries[0], heading)
-        vector = models.embed(config.embedding_model, [text])
+        vector = embeddings.embed(config.embedding_model, [text])
         allowed = scorer.indexes.rows_for_docs(eligible_docs)
         params = search.SearchParams(top_k=config.requery_top_k)
         hits = search.hybrid_search(scorer.indexes, [text], vector, allowed, params)

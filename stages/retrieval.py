@@ -16,11 +16,13 @@ from collections import defaultdict
 from typing import Any
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
-from stages.common import llm, models, progress, search
+from stages.common import progress, search
 from stages.common.text import tokenize
+from stages.models import chat, embeddings, settings
+from stages.models.errors import LLMError
 
 NAME = "retrieval"
 VERSION = "1.3.0"
@@ -52,10 +54,15 @@ class Config(BaseModel):
     decompose: bool = True
     glossary: dict[str, str] = Field({}, description="acronym or term -> expansion")
     llm_rewriter: bool = Field(False, description="also ask the local LLM for rewrites (slow)")
-    llm_model_path: str = "models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    llm: settings.LLMSettings = settings.LLMSettings()
     hnsw_ef_search: int = Field(128, ge=1)
     ivf_nprobe: int = Field(16, ge=1)
-    embedding_model: str = models.DEFAULT_EMBEDDING_MODEL
+    embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_llm_keys(cls, data: Any) -> Any:
+        return settings.fold_legacy_keys(data, ("llm_model_path",))
 
 
 # ---------------------------------------------------------------- query rewriting
@@ -94,8 +101,8 @@ class LlmRewrites(BaseModel):
     queries: list[str] = Field(max_length=3)
 
 
-def make_rewrite_client(config: Config) -> llm.ChatClient:
-    return llm.LlamaCppClient(config.llm_model_path, max_tokens=96)
+def make_rewrite_client(config: Config) -> chat.ChatClient:
+    return chat.chat_client(config.llm, max_tokens=96)
 
 
 def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
@@ -105,7 +112,7 @@ def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
         {"role": "system", "content": REWRITE_PROMPT},
         {"role": "user", "content": question},
     ]
-    parsed, records = llm.call_validated(
+    parsed, records = chat.call_validated(
         client, messages, REWRITE_SCHEMA, LlmRewrites.model_validate_json, tool="query_rewrite"
     )
     if parsed is None:  # the original query still runs; a bad rewrite must not stop retrieval
@@ -115,7 +122,7 @@ def llm_rewrites(client: Any, question: str) -> tuple[list[str], list[dict]]:
 
 
 def rewrite(
-    question: str, config: Config, client: llm.LazyClient | None = None
+    question: str, config: Config, client: chat.LazyClient | None = None
 ) -> tuple[list[tuple[str, str]], list[dict]]:
     """(query text, kind) pairs, the original first, at most `max_subqueries` in all, and the
     validation records of any model call made for them. `client`: the run's rewrite model."""
@@ -127,13 +134,13 @@ def rewrite(
     if config.decompose:
         queries.extend((part, "decomposition") for part in decompose(question))
     if config.llm_rewriter and len(queries) < config.max_subqueries:
-        client = client or llm.LazyClient(lambda: make_rewrite_client(config))
+        client = client or chat.LazyClient(lambda: make_rewrite_client(config))
         try:
             texts, records = llm_rewrites(client.get(), question)
-        except llm.LLMError as exc:  # no model: the rule-based rewrites still run
+        except LLMError as exc:  # no model: the rule-based rewrites still run
             texts = []
-            args = {"model_path": config.llm_model_path}
-            records = [llm.tool_call_record("query_rewrite", 1, "error", [str(exc)[:300]], args)]
+            args = {"model_path": config.llm.path}
+            records = [chat.tool_call_record("query_rewrite", 1, "error", [str(exc)[:300]], args)]
         queries.extend((text, "llm") for text in texts)
     return queries[: config.max_subqueries], records
 
@@ -179,7 +186,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         decisions[row["question_id"]][row["decision"]].append(row["doc_id"])
     query_rows, calls = [], []
     rewrites = {}
-    client = llm.LazyClient(lambda: make_rewrite_client(config))  # this run's model only
+    client = chat.LazyClient(lambda: make_rewrite_client(config))  # this run's model only
     for question in questions:
         qid = question["question_id"]
         rewrites[qid], records = rewrite(question["question"], config, client)
@@ -198,7 +205,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         indexes = search.Indexes(inputs)
         all_queries = [row["query_text"] for row in query_rows]
         all_vectors = (
-            models.embed(config.embedding_model, all_queries) if indexes.chunk_ids else None
+            embeddings.embed(config.embedding_model, all_queries) if indexes.chunk_ids else None
         )
     except Exception as exc:  # an index or model failure is a technical error for every question
         message = f"{type(exc).__name__}: {exc}"

@@ -275,7 +275,7 @@ class ScriptedClient:
         self.calls = 0
 
     def complete(self, messages, schema):
-        from stages.common.llm import Completion
+        from stages.models.chat import Completion
 
         self.calls += 1
         return Completion(json.dumps({"answer": self.answers.pop(0)}))

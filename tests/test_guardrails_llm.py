@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from stages import guardrails
-from stages.common import consistency, judge, llm
+from stages.common import consistency, judge
+from stages.models import files
+from stages.models.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-MODEL = ROOT / llm.DEFAULT_MODEL_PATH
+MODEL = ROOT / files.DEFAULT_MODEL_PATH
 pytestmark = pytest.mark.skipif(not MODEL.is_file(), reason="GGUF not assembled (make setup)")
 
 STORAGE = "The Business plan includes 250 GB of storage per user."
@@ -28,7 +30,7 @@ def toolkit() -> guardrails.Toolkit:
 
 def test_llm_judge_supports_a_paraphrase_and_rejects_an_unsupported_claim(toolkit):
     the_judge = toolkit.judge()
-    assert isinstance(the_judge, judge.LlamaYesNoJudge)
+    assert the_judge.name == "llm"
     yes = the_judge.judge("Each Business plan user gets 250 GB of storage.", [STORAGE])
     no = the_judge.judge("The Business plan includes unlimited video calls.", [STORAGE])
     assert yes.score > 0.5 > no.score
@@ -49,9 +51,10 @@ def test_verify_claim_uses_the_judge_only_for_non_verbatim_claims(toolkit):
 
 
 def test_judge_verdicts_are_cached_on_disk(tmp_path):
-    cached = judge.LlamaYesNoJudge(str(MODEL), cache_dir=str(tmp_path))
+    model = LLMSettings(path=str(MODEL))
+    cached = judge.llm_judge(model, cache_dir=str(tmp_path))
     first = cached.judge("Users get 250 GB of storage.", [STORAGE])
-    again = judge.LlamaYesNoJudge(str(MODEL), cache_dir=str(tmp_path))
+    again = judge.llm_judge(model, cache_dir=str(tmp_path))
     second = again.judge("Users get 250 GB of storage.", [STORAGE])
     assert (first.cached, second.cached) == (False, True)
     assert second.score == first.score

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from stages import guardrails
-from stages.common import claims, judge, llm
+from stages.common import claims, judge
+from stages.models import chat, files
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIDENCE = "The Enterprise plan costs €49 per user per month."
@@ -42,7 +43,7 @@ def nli_model(tmp_path_factory) -> Path:
 def test_the_nli_judge_scores_the_entailment_label_of_a_model_loaded_by_path(nli_model):
     from sentence_transformers import CrossEncoder
 
-    verdict = judge.NLIJudge(str(nli_model)).judge("It costs €49 a month.", [EVIDENCE])
+    verdict = judge.nli_judge(str(nli_model)).judge("It costs €49 a month.", [EVIDENCE])
     direct = CrossEncoder(str(nli_model)).predict(
         [(EVIDENCE, "It costs €49 a month.")], apply_softmax=True
     )[0]
@@ -53,7 +54,7 @@ def test_the_nli_judge_scores_the_entailment_label_of_a_model_loaded_by_path(nli
 
 def test_an_nli_model_without_the_configured_label_is_a_technical_error(nli_model):
     with pytest.raises(judge.JudgeError, match="no label 'supported'"):
-        judge.NLIJudge(str(nli_model), entailment_label="supported").judge("x", [EVIDENCE])
+        judge.nli_judge(str(nli_model), entailment_label="supported").judge("x", [EVIDENCE])
 
 
 def test_the_stage_sends_non_verbatim_claims_to_the_nli_judge(nli_model):
@@ -67,12 +68,12 @@ def test_the_stage_sends_non_verbatim_claims_to_the_nli_judge(nli_model):
     assert toolkit.judge_calls == 1
 
 
-MODEL = ROOT / llm.DEFAULT_MODEL_PATH
+MODEL = ROOT / files.DEFAULT_MODEL_PATH
 
 
 @pytest.mark.skipif(not MODEL.is_file(), reason="run make setup to assemble the GGUF")
 def test_the_llm_decomposer_splits_a_compound_sentence_and_keeps_its_markers():
-    client = llm.LlamaCppClient(str(MODEL), max_tokens=160)
+    client = chat.LlamaCppClient(str(MODEL), max_tokens=160)
     answer = (
         "The Business plan costs €29 per user per month and includes 250 GB of storage per user."
         " [E2]"
@@ -88,7 +89,7 @@ def test_an_unusable_decomposer_reply_keeps_the_sentence_whole():
         model_id = "broken"
 
         def complete(self, messages, schema):
-            return llm.Completion(text="not json")
+            return chat.Completion(text="not json")
 
     answer = "The SLA guarantees 99.9% uptime. [E1]"
     assert [(c.text, c.evidence_ids) for c in claims.decompose_llm(answer, Broken())] == [

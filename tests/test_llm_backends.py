@@ -16,14 +16,14 @@ import httpx
 import pytest
 
 from stages import attribution, contracts, generation
-from stages.common import llm
+from stages.models import chat, errors, files, server
 
 ROOT = Path(__file__).resolve().parent.parent
-MODEL = ROOT / llm.DEFAULT_MODEL_PATH
+MODEL = ROOT / files.DEFAULT_MODEL_PATH
 needs_model = pytest.mark.skipif(
     not MODEL.is_file(),
-    reason=f"{llm.DEFAULT_MODEL_PATH} not assembled: run `make setup` "
-    "(or `python -m stages.common.llm assemble`)",
+    reason=f"{files.DEFAULT_MODEL_PATH} not assembled: run `make setup` "
+    "(or `python -m stages.models.assemble`)",
 )
 
 QUESTION = "How much does the Enterprise plan cost per user per month?"
@@ -64,10 +64,10 @@ def config(tmp_path: Path, **overrides) -> generation.Config:
     return generation.Config(cache_dir=str(tmp_path / "cache"), **overrides)
 
 
-class CountingClient(llm.ChatClient):
+class CountingClient(chat.ChatClient):
     """Wraps a real client (or a canned reply) and counts the calls that reach it."""
 
-    def __init__(self, inner: llm.ChatClient | None = None, reply: str = "") -> None:
+    def __init__(self, inner: chat.ChatClient | None = None, reply: str = "") -> None:
         self.inner, self.reply, self.calls, self.messages = inner, reply, 0, []
         self.model_id = inner.model_id if inner else "stub@0"
 
@@ -76,10 +76,10 @@ class CountingClient(llm.ChatClient):
         self.messages.append(messages)
         if self.inner:
             return self.inner.complete(messages, schema)
-        return llm.Completion(text=self.reply, finish_reason="stop")
+        return chat.Completion(text=self.reply, finish_reason="stop")
 
 
-def backend_with(client: llm.ChatClient, cfg: generation.Config) -> generation.LLMBackend:
+def backend_with(client: chat.ChatClient, cfg: generation.Config) -> generation.LLMBackend:
     return generation.LLMBackend(cfg, lambda: client, model_id_hint=client.model_id)
 
 
@@ -118,8 +118,8 @@ def attribute(output: generation.Output) -> dict:
 
 
 @pytest.fixture(scope="module")
-def llama_client() -> llm.LlamaCppClient:
-    client = llm.LlamaCppClient(MODEL)
+def llama_client() -> chat.LlamaCppClient:
+    client = chat.LlamaCppClient(MODEL)
     assert client.llama is not None  # load once for the module
     return client
 
@@ -194,7 +194,7 @@ def test_every_generator_attempt_is_recorded_as_a_tool_call(tmp_path):
     class Scripted(CountingClient):
         def complete(self, messages, schema):
             self.calls += 1
-            return llm.Completion(text=next(replies), finish_reason="stop")
+            return chat.Completion(text=next(replies), finish_reason="stop")
 
     output = backend_with(Scripted(), config(tmp_path)).generate(request())
     statuses = [(v["tool"], v["attempt"], v["status"]) for v in output.validations]
@@ -238,7 +238,7 @@ def test_rate_limit_honours_retry_after():
         ]
     )
     slept: list[float] = []
-    client = llm.OpenAICompatibleClient(
+    client = chat.OpenAICompatibleClient(
         "http://127.0.0.1:9/v1",
         "m",
         sleep=slept.append,
@@ -255,9 +255,9 @@ def test_rate_limit_honours_retry_after():
 @pytest.fixture(scope="module")
 def llama_server():
     try:
-        with llm.local_openai_server(str(MODEL), alias="qwen", startup_timeout_s=90) as base_url:
+        with server.local_openai_server(str(MODEL), alias="qwen", startup_timeout_s=90) as base_url:
             yield base_url
-    except llm.LLMError as exc:
+    except errors.LLMError as exc:
         pytest.fail(str(exc))
 
 
@@ -274,7 +274,7 @@ def test_openai_compatible_server_down_is_a_technical_error(tmp_path):
     cfg = config(
         tmp_path,
         backend="openai_compatible",
-        base_url=f"http://127.0.0.1:{llm.free_port()}/v1",  # nothing listens there
+        base_url=f"http://127.0.0.1:{server.free_port()}/v1",  # nothing listens there
         timeout_s=2,
         connect_timeout_s=0.5,
         http_retries=2,

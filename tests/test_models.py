@@ -20,7 +20,7 @@ class FakeLlamaCppClient:
         self.model_id = Path(model_path).name
 
     def complete(self, messages, schema):
-        from stages.common.llm import Completion
+        from stages.models.chat import Completion
 
         if "verdict" in schema["properties"]:
             return Completion(text='{"verdict": "HIGH"}')
@@ -29,9 +29,9 @@ class FakeLlamaCppClient:
 
 @pytest.fixture
 def fake_gguf_client(monkeypatch):
-    from stages.common import llm
+    from stages.models import chat
 
-    monkeypatch.setattr(llm, "LlamaCppClient", FakeLlamaCppClient)
+    monkeypatch.setattr(chat, "LlamaCppClient", FakeLlamaCppClient)
 
 
 def _model_ids(calls) -> list[str]:
@@ -84,3 +84,43 @@ def test_retrieval_rewriter_uses_each_runs_own_model(tiny_index, fake_gguf_clien
     for model in ("first.gguf", "second.gguf"):
         config = retrieval.Config(llm_rewriter=True, llm_model_path=model)
         assert _model_ids(retrieval.run(inputs, config)["rewrite_calls"]) == [model]
+
+
+def test_old_flat_model_keys_still_configure_the_shared_block():
+    from stages import generation, guardrails
+    from stages.models.settings import LLMSettings
+
+    config = guardrails.Config(
+        llm_backend="openai_compatible", model_path="a.gguf", base_url="http://x/v1"
+    )
+    assert config.llm == LLMSettings(
+        backend="openai_compatible", path="a.gguf", base_url="http://x/v1"
+    )
+    assert rerank.Config(llm_model_path="b.gguf").llm.path == "b.gguf"
+    assert retrieval.Config(llm_model_path="c.gguf").llm.path == "c.gguf"
+    # a flat key (e.g. a command-line override of the old name) wins over the block
+    assert guardrails.Config(llm={"path": "old.gguf"}, model_path="new.gguf").llm.path == "new.gguf"
+    # generation's backend names the kind of model it asks
+    assert generation.Config(backend="openai_compatible").llm.backend == "openai_compatible"
+    assert generation.Config().llm == LLMSettings()
+
+
+def test_a_yes_no_judge_is_identified_by_its_file_and_hash(tmp_path):
+    from stages.common import judge
+    from stages.models.settings import LLMSettings
+
+    ids = []
+    for name, body in (("one.gguf", b"first"), ("two.gguf", b"second")):
+        (tmp_path / name).write_bytes(b"GGUF" + body)
+        ids.append(judge.llm_judge(LLMSettings(path=str(tmp_path / name), sha256=None)).model_id)
+    assert ids[0].startswith("one@") and ids[1].startswith("two@") and ids[0] != ids[1]
+
+
+def test_a_command_line_override_reaches_the_model_block(tmp_path):
+    from tests.conftest import load_test_config
+
+    config = load_test_config(tmp_path, **{"guardrails.llm.path": "other.gguf"})
+    guardrails = config.stage_config("guardrails")
+    assert guardrails.llm.path == "other.gguf" and guardrails.llm.backend == "llama_cpp"
+    legacy = load_test_config(tmp_path, **{"rerank.llm_model_path": "old-name.gguf"})
+    assert legacy.stage_config("rerank").llm.path == "old-name.gguf"

@@ -166,12 +166,12 @@ def test_a_principal_without_access_is_refused_and_one_with_access_is_answered(s
 def test_a_technical_error_becomes_a_refusal_without_internals(
     sample_run, sample_config, monkeypatch
 ):
-    from stages.common import models
+    from stages.models import embeddings
 
     def broken_embed(*args, **kwargs):
         raise RuntimeError("embedding backend exploded at /opt/secret/model")
 
-    monkeypatch.setattr(models, "embed", broken_embed)
+    monkeypatch.setattr(embeddings, "embed", broken_embed)
     table = questions_table([{"question": "What is the Enterprise price?"}], "employee", "pricing")
     config = sample_config.model_copy(deep=True)
     config.stages["retrieval"] = config.stages["retrieval"].model_copy(

@@ -157,7 +157,7 @@ class ScriptedClient:
         self.reply, self.calls = reply, 0
 
     def complete(self, messages, schema):
-        from stages.common.llm import Completion
+        from stages.models.chat import Completion
 
         self.calls += 1
         return Completion(text=self.reply)
@@ -219,10 +219,10 @@ def test_llm_check_runs_only_for_configured_query_types(tiny_index, monkeypatch)
 def test_the_local_model_judges_evidence_that_states_the_answer():
     from pathlib import Path
 
-    from stages.common import llm
+    from stages.models.files import DEFAULT_MODEL_PATH
 
-    if not Path(llm.DEFAULT_MODEL_PATH).is_file():
-        pytest.skip(f"{llm.DEFAULT_MODEL_PATH} not assembled: run make setup")
+    if not Path(DEFAULT_MODEL_PATH).is_file():
+        pytest.skip(f"{DEFAULT_MODEL_PATH} not assembled: run make setup")
     client = rerank.make_check_client(rerank.Config())
     verdict, _ = rerank.llm_verdict(
         client,
@@ -238,9 +238,9 @@ def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
     its scores, through ce_scale/ce_shift, become the confidences."""
     from sentence_transformers import CrossEncoder
 
-    from stages.common import models
+    from stages.models import embeddings, files
 
-    base = models.resolve_model_path(models.DEFAULT_EMBEDDING_MODEL)
+    base = files.resolve_model_path(embeddings.DEFAULT_EMBEDDING_MODEL)
     CrossEncoder(str(base), num_labels=1, device="cpu").save(str(tmp_path / "ce"))
     candidates = [
         _candidate("hr-salaries#0000", "hr-salaries"),

@@ -186,7 +186,7 @@ class ScriptedClient:
         self.sent: list[list[dict]] = []
 
     def complete(self, messages, schema):
-        from stages.common.llm import Completion
+        from stages.models.chat import Completion
 
         self.sent.append(messages)
         return Completion(text=self.replies[min(len(self.sent), len(self.replies)) - 1])

@@ -122,7 +122,7 @@ def normalize_text(text: str) -> str:
 # per-question batches run in parallel threads (IndexError inside the stemmer): one per thread.
 _STEMMERS = threading.local()
 MARKER_GROUP_RE = re.compile(r"((?:\s*\[E\d+\])+)")
-MARKER_ID_RE = re.compile(r"\[(E\d+)\]")
+MARKER_RE = re.compile(r"\[(E\d+)\]")  # an evidence marker "[E3]"; group 1 is the id
 
 
 @lru_cache(maxsize=200_000)
@@ -160,7 +160,7 @@ def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
     result = []
     for index in range(0, len(pieces), 2):
         text = pieces[index]
-        ids = MARKER_ID_RE.findall(pieces[index + 1]) if index + 1 < len(pieces) else []
+        ids = MARKER_RE.findall(pieces[index + 1]) if index + 1 < len(pieces) else []
         sentences = [text[s:e] for s, e in sentence_spans(text)]
         if not sentences:
             continue

@@ -1,0 +1,387 @@
+"""Chat clients: chat messages plus a JSON schema in, a `Completion` out, or `LLMError`.
+
+- `LlamaCppClient`: llama-cpp-python in process, the weights loaded once per process and model
+  identity, output constrained by a grammar compiled from the schema.
+- `OpenAICompatibleClient`: any server speaking the OpenAI chat API, over httpx, with timeouts,
+  bounded retries, exponential backoff and 429 handling that honours Retry-After.
+- `chat_client(settings, …)` builds the one the settings name; `LazyClient` builds it on first
+  use, once per run. `call_validated` asks for a structured output and validates it, bounded.
+
+Nothing here downloads anything: the model is a local file and the server address is configured.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import email.utils
+import functools
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stages.models.errors import LLMError
+from stages.models.files import PACKAGED_MODEL_SHA256, model_id_for, verify_gguf
+from stages.models.settings import LLMSettings
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str | None = None
+    tokens_prompt: int | None = None
+    tokens_completion: int | None = None
+
+
+Messages = list[dict[str, str]]
+
+
+class ChatClient:
+    """`complete(messages, schema) -> Completion`, raising `LLMError` on any backend failure."""
+
+    model_id: str
+
+    def complete(self, messages: Messages, schema: dict[str, Any]) -> Completion:
+        raise NotImplementedError
+
+
+def _completion_from(body: dict[str, Any]) -> Completion:
+    try:
+        choice = body["choices"][0]
+        text = choice["message"]["content"] or ""
+    except (KeyError, IndexError, TypeError) as exc:
+        raise LLMError(f"malformed chat completion response: {str(body)[:200]}") from exc
+    usage = body.get("usage") or {}
+    return Completion(
+        text=text,
+        finish_reason=choice.get("finish_reason"),
+        tokens_prompt=usage.get("prompt_tokens"),
+        tokens_completion=usage.get("completion_tokens"),
+    )
+
+
+_LOADED: list[Any] = []
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama.cpp models before interpreter teardown (its __del__ fails late in shutdown)."""
+    while _LOADED:
+        with contextlib.suppress(Exception):
+            _LOADED.pop().close()
+    load_llama.cache_clear()
+
+
+@functools.cache
+def load_llama(model_path: str, sha256: str, n_ctx: int, n_threads: int | None, seed: int) -> Any:
+    """One `Llama` per process and model identity (path and hash) and parameter set: loading
+    the 1.1 GB model takes seconds, and a file replaced in place is a new model."""
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise LLMError("llama-cpp-python is not installed (pip install 'grounding[llm]')") from exc
+    try:
+        llama = Llama(
+            model_path=model_path,
+            n_ctx=n_ctx,
+            n_threads=n_threads or os.cpu_count() or 1,
+            seed=seed,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
+    _LOADED.append(llama)
+    return llama
+
+
+LLAMA_LOCK = threading.Lock()  # a Llama context is not safe to use from two threads at once
+
+
+class LlamaCppClient(ChatClient):
+    """llama-cpp-python in process. The GGUF is verified (cached hash) before the first load."""
+
+    def __init__(
+        self,
+        model_path: Path | str,
+        *,
+        model_sha256: str | None = PACKAGED_MODEL_SHA256,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        seed: int = 0,
+    ) -> None:
+        self.model_path = Path(model_path).resolve()
+        self.sha256 = verify_gguf(self.model_path, model_sha256)
+        self.model_id = model_id_for(self.model_path, self.sha256)
+        self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
+        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads, seed)
+
+    @property
+    def llama(self) -> Any:
+        return load_llama(*self._load_args)
+
+    def complete(self, messages: Messages, schema: dict[str, Any]) -> Completion:
+        llama = self.llama
+        with LLAMA_LOCK:
+            try:
+                body = llama.create_chat_completion(
+                    messages=messages,
+                    response_format={"type": "json_object", "schema": schema},
+                    temperature=self.params["temperature"],
+                    max_tokens=self.params["max_tokens"],
+                    seed=self.params["seed"],
+                )
+            except (ValueError, RuntimeError) as exc:  # e.g. prompt longer than n_ctx
+                raise LLMError(f"llama.cpp generation failed: {exc}") from exc
+        return _completion_from(body)
+
+
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as seconds: a number, or an HTTP date (RFC 9110)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class OpenAICompatibleClient(ChatClient):
+    """POST {base_url}/chat/completions with bounded retries.
+
+    Retries (at most `http_retries` after the first try) on connection errors, timeouts, 408/409/
+    425/429 and 5xx, sleeping `backoff_s * 2**attempt` (jittered, capped at `max_backoff_s`); a
+    429 or 503 with Retry-After waits that long instead, unless it exceeds `max_retry_after_s`,
+    which fails at once. Other 4xx fail at once. `response_format`: `json_object` sends
+    `{"type": "json_object", "schema": …}` (llama-cpp-python's server, llama.cpp's llama-server);
+    `json_schema` sends OpenAI's structured-output form; `none` relies on the prompt alone.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        seed: int = 0,
+        timeout_s: float = 60.0,
+        connect_timeout_s: float = 5.0,
+        http_retries: int = 2,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 8.0,
+        max_retry_after_s: float = 30.0,
+        response_format: str = "json_object",
+        sleep: Callable[[float], None] = time.sleep,
+        transport: Any = None,
+    ) -> None:
+        import httpx
+
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.model_id = f"openai-compatible:{model}"
+        self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
+        self.http_retries = http_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self.response_format = response_format
+        self._sleep = sleep
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            trust_env=False,  # never route a local server through a proxy from the environment
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+        if self.response_format == "json_object":
+            return {"type": "json_object", "schema": schema}
+        if self.response_format == "json_schema":
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": "grounded_answer", "schema": schema, "strict": True},
+            }
+        return None
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after
+        base = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+        return base * (0.5 + random.random() / 2)
+
+    def complete(self, messages: Messages, schema: dict[str, Any]) -> Completion:
+        import httpx
+
+        payload: dict[str, Any] = {"model": self.model, "messages": messages, **self.params}
+        response_format = self._response_format(schema)
+        if response_format:
+            payload["response_format"] = response_format
+        url = f"{self.base_url}/chat/completions"
+        last_error = "no attempt"
+        for attempt in range(self.http_retries + 1):
+            retry_after = None
+            try:
+                response = self._http.post(url, json=payload)
+            except httpx.TimeoutException as exc:
+                last_error = f"timeout after attempt {attempt + 1}: {type(exc).__name__}"
+            except httpx.TransportError as exc:
+                last_error = f"connection failed: {type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 200:
+                    try:
+                        return _completion_from(response.json())
+                    except ValueError as exc:
+                        raise LLMError(f"server returned non-JSON body: {exc}") from exc
+                last_error = f"HTTP {response.status_code}: {response.text[:200]}"
+                if response.status_code not in RETRY_STATUS:
+                    raise LLMError(last_error)
+                retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+                if retry_after is not None and retry_after > self.max_retry_after_s:
+                    raise LLMError(f"{last_error} (Retry-After {retry_after:.0f}s is too long)")
+            if attempt < self.http_retries:
+                self._sleep(self._delay(attempt, retry_after))
+        raise LLMError(f"{url}: gave up after {self.http_retries + 1} attempts: {last_error}")
+
+
+def chat_client(
+    settings: LLMSettings,
+    *,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    seed: int = 0,
+) -> ChatClient:
+    """The client `settings` name, for one use's sampling settings; raises `LLMError`."""
+    if settings.backend == "openai_compatible":
+        base_url = settings.server_base_url()
+        if not base_url:
+            raise LLMError("llm.base_url (or GROUNDING_LLM_BASE_URL) is not set")
+        return OpenAICompatibleClient(
+            base_url,
+            settings.server_model(),
+            api_key=settings.server_api_key(),
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            timeout_s=settings.timeout_s,
+            connect_timeout_s=settings.connect_timeout_s,
+            http_retries=settings.http_retries,
+            backoff_s=settings.backoff_s,
+            response_format=settings.response_format,
+        )
+    return LlamaCppClient(
+        settings.path,
+        model_sha256=settings.sha256,
+        n_ctx=settings.n_ctx,
+        n_threads=settings.n_threads,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+    )
+
+
+class LazyClient:
+    """A chat client built on first use and at most once, for one run.
+
+    Never a module global: a second run in the same process (a backfill partition, `grounding
+    serve`, a Dask worker) with another model must not reuse this one. A failure to build it is
+    kept and raised again, so a missing model costs one attempt per run, not one per question.
+    """
+
+    def __init__(self, factory: Callable[[], ChatClient]) -> None:
+        self._factory = factory
+        self._client: ChatClient | None = None
+        self._error: str | None = None
+
+    def get(self) -> ChatClient:
+        if self._client is None and self._error is None:
+            try:
+                self._client = self._factory()
+            except LLMError as exc:
+                self._error = str(exc)
+        if self._client is None:
+            raise LLMError(self._error or "no chat client")
+        return self._client
+
+
+# ---------------------------------------------------------------- validated structured calls
+
+VALIDATION_RETRY_PROMPT = (
+    "Your reply was rejected: {error}. Reply again with one JSON object that follows the schema."
+)
+
+
+def tool_call_record(
+    tool: str, attempt: int, status: str, errors: list[str], args: dict[str, Any]
+) -> dict[str, Any]:
+    """One row of the TOOL_CALLS contract (without question_id, which the stage adds)."""
+    return {
+        "tool": tool,
+        "attempt": attempt,
+        "args": json.dumps(args, sort_keys=True, default=str),
+        "status": status,
+        "errors": errors,
+    }
+
+
+def messages_hash(messages: list[dict[str, str]]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def call_validated(
+    client: ChatClient,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    parse: Callable[[str], Any],
+    *,
+    tool: str,
+    max_retries: int = 1,
+) -> tuple[Any | None, list[dict[str, Any]]]:
+    """Ask for a structured output, validate it with `parse`, feed errors back, bounded.
+
+    Returns (the parsed value or None, one TOOL_CALLS record per attempt). `parse` raises
+    ValueError (pydantic's ValidationError is one) on an output that breaks the schema; a client
+    failure ends the call at once with status "error".
+    """
+    args = {"model_id": getattr(client, "model_id", None), "prompt_hash": messages_hash(messages)}
+    records: list[dict[str, Any]] = []
+    for attempt in range(1, max_retries + 2):
+        try:
+            completion = client.complete(messages, schema)
+        except LLMError as exc:
+            records.append(tool_call_record(tool, attempt, "error", [str(exc)[:300]], args))
+            return None, records
+        try:
+            value = parse(completion.text)
+        except ValueError as exc:
+            error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            records.append(tool_call_record(tool, attempt, "invalid", [error], args))
+            messages = [
+                *messages,
+                {"role": "assistant", "content": (completion.text or "")[:2000]},
+                {"role": "user", "content": VALIDATION_RETRY_PROMPT.format(error=error)},
+            ]
+            continue
+        records.append(tool_call_record(tool, attempt, "valid", [], args))
+        return value, records
+    return None, records
