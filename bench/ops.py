@@ -149,7 +149,7 @@ def measure(
 
     warm = _fresh_copy(shared, base / "warmup")  # loads every model once; not timed
     _backfill(_settings(warm, corpus, {}), files[:1], workers)
-    from stages.common import pii
+    from stages.guardrails import pii
 
     pii.analyzer()  # Presidio too, which a first partition without PII candidates never loads
 

@@ -12,8 +12,7 @@ import json
 import pytest
 
 from stages import contracts, guardrails
-from stages.common import claims, consistency, groundedness, pii
-from stages.guardrails import Config, verify_claim
+from stages.guardrails import Config, claims, consistency, groundedness, pii, verify_claim
 
 DET = Config(judge="none", judge_cache_dir=None)  # deterministic: lexical share as support
 THRESHOLD = DET.emit_threshold
@@ -719,7 +718,7 @@ def test_nli_judge_without_a_model_path_is_a_technical_block():
 
 
 def test_the_pii_prefilter_never_skips_a_text_that_could_hold_an_id():
-    from stages.common import pii
+    from stages.guardrails import pii
 
     assert pii.could_hold_pii("AB 12 34 56 C")  # a UK National Insurance number: 6 digits
     assert pii.could_hold_pii("write to anna@northwind.example")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stages import guardrails
-from stages.common import consistency, judge
+from stages.guardrails import consistency, judge
 from stages.models import files
 from stages.models.settings import LLMSettings
 

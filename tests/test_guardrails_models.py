@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from stages import guardrails
-from stages.common import claims, judge
+from stages.guardrails import claims, judge
 from stages.models import chat, files
 
 ROOT = Path(__file__).resolve().parent.parent

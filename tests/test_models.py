@@ -106,7 +106,7 @@ def test_old_flat_model_keys_still_configure_the_shared_block():
 
 
 def test_a_yes_no_judge_is_identified_by_its_file_and_hash(tmp_path):
-    from stages.common import judge
+    from stages.guardrails import judge
     from stages.models.settings import LLMSettings
 
     ids = []

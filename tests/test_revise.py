@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from stages import guardrails
-from stages.common.claims import decompose
+from stages.guardrails.claims import decompose
 
 QUESTION_ID = "q048"  # an HR manager may read the parental-leave policy
 QUESTION = "How many weeks of parental leave do primary caregivers receive?"

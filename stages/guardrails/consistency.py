@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.common.groundedness import IDENTIFIER_RE, names_in
 from stages.common.text import critical_values
+from stages.guardrails.groundedness import IDENTIFIER_RE, names_in
 
 VERSION = "1.0.0"
 
