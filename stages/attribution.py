@@ -23,6 +23,8 @@ from stages.common.text import cited_sentences
 NAME = "attribution"
 VERSION = "1.0.0"
 OUTPUTS = ("attributions",)  # contract tables written
+INPUTS = ("generations", "evidence")  # contract tables and blobs read
+PER_QUESTION = True  # cached and batched per question
 log = logging.getLogger(__name__)
 
 MARKER_RE = re.compile(r"\[(E\d+)\]")

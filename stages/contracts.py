@@ -1,4 +1,5 @@
-"""The Parquet contracts: every table a stage reads or writes, in one place.
+"""The Parquet contracts: every table a stage reads or writes, in one place (and the blobs, files
+a stage writes beside its tables, in `BLOBS`).
 
 `conform(table, name)` is the single gate: a table that lacks a column, or whose column cannot be
 cast to the contract type, raises `ContractError` naming the table and the column. Extra columns are
@@ -397,6 +398,18 @@ def from_rows(rows: list[dict], name: str) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+# Files a stage writes beside its tables, read by path rather than as Arrow: name -> format. Bump
+# the format when the file's layout changes, as a table's schema change changes its fingerprint.
+BLOBS: dict[str, str] = {
+    # FAISS index over the rows of embeddings.npy (flat, HNSW or IVF; inner product)
+    "dense.faiss": "faiss-ip-1",
+    # float32 [n_chunks, dim], L2-normalised, rows in the order of the chunks table
+    "embeddings.npy": "npy-float32-l2-1",
+}
+
+
 def fingerprint(name: str) -> str:
-    """Stable hash of a contract, recorded in manifests so readers can detect schema drift."""
-    return hashlib.sha256(schema_of(name).to_string().encode()).hexdigest()[:16]
+    """Stable hash of a contract (table schema or blob format), recorded in manifests so
+    readers can detect drift."""
+    described = f"{name}:{BLOBS[name]}" if name in BLOBS else schema_of(name).to_string()
+    return hashlib.sha256(described.encode()).hexdigest()[:16]

@@ -24,6 +24,8 @@ from stages.common.text import content_tokens, coverage, sentence_spans
 NAME = "evidence"
 VERSION = "1.0.0"
 OUTPUTS = ("evidence",)  # contract tables written
+INPUTS = ("questions", "ranked", "rerank_status", "chunks", "retrieval_queries")
+PER_QUESTION = True  # cached and batched per question
 log = logging.getLogger(__name__)
 
 ANSWERABLE_STATES = ("success", "low_relevance")

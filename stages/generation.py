@@ -53,7 +53,10 @@ from stages.models.errors import LLMError
 
 NAME = "generation"
 VERSION = "1.3.0"
-OUTPUTS = ("generations", "generation_calls")  # contract tables written
+INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
+OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
+OUTPUTS = ("generations", "generation_calls")
+PER_QUESTION = True  # cached and batched per question
 TOOL = "generate_answer"
 PROMPT_VERSION = "2"
 

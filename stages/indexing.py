@@ -32,7 +32,9 @@ from stages.models import embeddings, files
 
 NAME = "indexing"
 VERSION = "1.1.0"
-OUTPUTS = ("bm25_postings", "bm25_vocab")  # contract tables written
+INPUTS = ("chunks",)  # contract tables and blobs read
+OUTPUTS = ("bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")  # tables and blobs
+PER_QUESTION = False
 
 
 class Config(BaseModel):

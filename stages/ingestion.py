@@ -30,6 +30,8 @@ from stages.common.text import normalize_text, sentence_spans
 NAME = "ingestion"
 VERSION = "1.1.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
+INPUTS = ("corpus_files",)  # contract tables and blobs read
+PER_QUESTION = False
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt", ".pdf", ".docx")
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")

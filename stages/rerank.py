@@ -34,8 +34,10 @@ from stages.models.errors import LLMError
 
 NAME = "rerank"
 VERSION = "2.3.0"
-# contract tables written
+INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
+INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
+PER_QUESTION = True  # cached and batched per question
 
 ENTITY_RE = re.compile(r"\b[A-Z][\w&-]{2,}")
 FEATURES = (

@@ -26,12 +26,10 @@ from stages.models.errors import LLMError
 
 NAME = "retrieval"
 VERSION = "1.3.0"
-OUTPUTS = (
-    "retrieval_queries",
-    "candidates",
-    "retrieval_status",
-    "rewrite_calls",
-)  # contract tables written
+INPUTS = ("questions", "eligibility", "chunks", "bm25_postings", "bm25_vocab")
+INPUTS += ("dense.faiss", "embeddings.npy")  # contract tables and blobs read
+OUTPUTS = ("retrieval_queries", "candidates", "retrieval_status", "rewrite_calls")
+PER_QUESTION = True  # cached and batched per question
 
 POOLS = {"eligible": ("eligible",), "stale": ("stale",)}
 SPLIT_RE = re.compile(

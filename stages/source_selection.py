@@ -24,6 +24,8 @@ from stages import contracts
 NAME = "source_selection"
 VERSION = "1.0.0"
 OUTPUTS = ("eligibility",)  # contract tables written
+INPUTS = ("documents", "questions")  # contract tables and blobs read
+PER_QUESTION = True  # cached and batched per question
 
 
 class QueryTypePolicy(BaseModel):

@@ -49,9 +49,12 @@ from stages.models.errors import LLMError
 
 NAME = "guardrails"
 VERSION = "2.0.0"
-OUTPUTS = ("hallucination_reports", "final_answers")  # contract tables written
+INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
+INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
+OUTPUTS = ("hallucination_reports", "final_answers")
+PER_QUESTION = True  # cached and batched per question
 
-TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")
+TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
 LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_threads")
 LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
