@@ -416,12 +416,12 @@ def _rerank_question(
         known = {c["chunk_id"] for c in candidates}
         fresh = [
             {
-                "chunk_id": scorer.indexes.chunk_ids[h["row"]],
-                "doc_id": scorer.indexes.doc_ids[h["row"]],
-                **h,
+                "chunk_id": scorer.indexes.chunk_ids[hit.row],
+                "doc_id": scorer.indexes.doc_ids[hit.row],
+                **hit.scores(),
             }
-            for h in hits
-            if scorer.indexes.chunk_ids[h["row"]] not in known
+            for hit in hits
+            if scorer.indexes.chunk_ids[hit.row] not in known
         ]
         fresh_conf = _score_pool(fresh, queries, vectors, scorer)
         new_best = max(fresh_conf, default=None)

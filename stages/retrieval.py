@@ -160,15 +160,15 @@ def search_params(config: Config) -> search.SearchParams:
 
 
 def candidate_rows(
-    question_id: str, pool: str, hits: list[dict], indexes: search.Indexes
+    question_id: str, pool: str, hits: list[search.Hit], indexes: search.Indexes
 ) -> list[dict]:
     return [
         {
             "question_id": question_id,
             "pool": pool,
-            "chunk_id": indexes.chunk_ids[hit["row"]],
-            "doc_id": indexes.doc_ids[hit["row"]],
-            **{k: v for k, v in hit.items() if k != "row"},
+            "chunk_id": indexes.chunk_ids[hit.row],
+            "doc_id": indexes.doc_ids[hit.row],
+            **hit.scores(),
         }
         for hit in hits
     ]

@@ -124,15 +124,41 @@ def dense_rows(
     return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
 
 
+@dataclass
+class Hit:
+    """One fused candidate row: its best rank and score in each search, and the fused result."""
+
+    row: int  # row of the chunks table (and of the FAISS index and embedding matrix)
+    bm25_score: float | None = None
+    bm25_rank: int | None = None
+    dense_score: float | None = None
+    dense_rank: int | None = None
+    fused_score: float = 0.0  # sum over queries and searches of weight / (rrf_k + rank)
+    rank: int = 0  # position after fusion, from 1
+
+    def scores(self) -> dict[str, float | int | None]:
+        """The candidate columns (everything but the row)."""
+        return {name: value for name, value in vars(self).items() if name != "row"}
+
+    def add(self, kind: str, rank: int, score: float, weight: float, rrf_k: int) -> None:
+        """Fold one search's hit in: `kind` is bm25 or dense."""
+        self.fused_score += weight / (rrf_k + rank)
+        best_rank = getattr(self, f"{kind}_rank")
+        if best_rank is None or rank < best_rank:
+            setattr(self, f"{kind}_rank", rank)
+        best_score = getattr(self, f"{kind}_score")
+        setattr(self, f"{kind}_score", score if best_score is None else max(best_score, score))
+
+
 def hybrid_search(
     indexes: Indexes,
     queries: list[str],
     vectors: np.ndarray,
     allowed: np.ndarray,
     params: SearchParams,
-) -> list[dict]:
+) -> list[Hit]:
     """Reciprocal-rank fusion of BM25 and dense hits over all `queries`, best `top_k` rows."""
-    fused: dict[int, dict] = {}
+    fused: dict[int, Hit] = {}
     for query, vector in zip(queries, vectors, strict=True):
         bm25_hits = top_rows(indexes.bm25_scores(query), allowed, params.bm25_top_k)
         dense_hits = dense_rows(indexes, vector, allowed, params.dense_top_k, params)
@@ -143,25 +169,8 @@ def hybrid_search(
             if weight == 0:
                 continue
             for rank, (row, score) in enumerate(hits, start=1):
-                entry = fused.setdefault(row, _empty_hit(row))
-                entry["fused_score"] += weight / (params.rrf_k + rank)
-                if entry[f"{kind}_rank"] is None or rank < entry[f"{kind}_rank"]:
-                    entry[f"{kind}_rank"] = rank
-                previous = entry[f"{kind}_score"]
-                entry[f"{kind}_score"] = score if previous is None else max(previous, score)
-    ranked = sorted(fused.values(), key=lambda e: (-e["fused_score"], e["row"]))[: params.top_k]
-    for position, entry in enumerate(ranked, start=1):
-        entry["rank"] = position
+                fused.setdefault(row, Hit(row)).add(kind, rank, score, weight, params.rrf_k)
+    ranked = sorted(fused.values(), key=lambda hit: (-hit.fused_score, hit.row))[: params.top_k]
+    for position, hit in enumerate(ranked, start=1):
+        hit.rank = position
     return ranked
-
-
-def _empty_hit(row: int) -> dict:
-    return {
-        "row": row,
-        "bm25_score": None,
-        "bm25_rank": None,
-        "dense_score": None,
-        "dense_rank": None,
-        "fused_score": 0.0,
-        "rank": 0,
-    }
