@@ -9,10 +9,12 @@ Backends implement `Backend.generate(request) -> Output`:
 
 - `extractive` (default): deterministic, composes the answer from evidence spans, each with its
   marker.
-- `llama_cpp`: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF (or any GGUF at `model_path`) in
+- `llama_cpp`: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF (or any GGUF at `llm.path`) in
   process, its output constrained to the answer schema by a grammar.
-- `openai_compatible`: any server speaking the OpenAI chat API (`base_url`, `model`, `api_key`
-  from the config or GROUNDING_LLM_BASE_URL / GROUNDING_LLM_MODEL / GROUNDING_LLM_API_KEY).
+- `openai_compatible`: any server speaking the OpenAI chat API (`llm.base_url`, `llm.model`,
+  `llm.api_key`, or GROUNDING_LLM_BASE_URL / GROUNDING_LLM_MODEL / GROUNDING_LLM_API_KEY).
+
+The client comes from `stages.models.chat` (settings: the shared `llm` block), built per run.
 
 The two model backends share one contract (`LLMBackend`). The prompt says, in this order: cite an
 evidence id for every load-bearing claim; refuse cleanly when the evidence is insufficient; follow
