@@ -716,7 +716,7 @@ def evaluate(
     root: Path = ROOT,
 ) -> EvalResult:
     """Verify the set, run every stage on it (the artifact store caches) and compute the metrics."""
-    from flows.pipeline import execute_stage, questions_table, run_stages
+    from flows.executor import execute_stage, questions_table, run_stages
     from stages.store import ArtifactStore
 
     eval_set = verify_set(resolve_set(set_name, root), root)
@@ -1186,7 +1186,7 @@ def evaluation_command(
     from rich.console import Console
 
     from flows.config import ConfigError
-    from flows.pipeline import QuestionError
+    from flows.executor import QuestionError
 
     console = Console()
     overrides = _parse_overrides(set_override)
