@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("stages", "flows")
+PACKAGES = ("stages", "flows", "eval")
 
 
-def test_executor_imports_without_prefect():
+def test_executor_and_eval_import_without_prefect():
     """Run in a fresh interpreter: this test process has imported Prefect already."""
     code = (
         "import sys\n"
         "import flows.executor, flows.revise, flows.results, flows.observability\n"
+        "import eval.gate, eval.metrics, eval.report, eval.scoring, eval.sets\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'prefect'))\n"
     )
     done = subprocess.run(
@@ -106,6 +107,7 @@ def test_cycle_check_finds_a_cycle():
     "package",
     [
         "flows",
+        "eval",
         pytest.param(
             "stages",
             marks=pytest.mark.xfail(
