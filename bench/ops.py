@@ -136,7 +136,7 @@ def measure(
 ) -> dict[str, Any]:
     """Index once (cached between bench runs), warm the models, then time a full backfill and
     the incremental one after a guardrails change, each on a fresh copy of the indexed store."""
-    from flows.pipeline import run_shared_stages
+    from flows.executor import run_shared_stages
 
     base = WORK / label
     shared = base / "shared"

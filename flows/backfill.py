@@ -54,7 +54,7 @@ def _done_key(folder: Path) -> str | None:
 
 def backfill_partition(settings, path: Path, out_root: Path) -> dict:
     """Run one partition unless its answers for this exact pipeline already exist."""
-    from flows.pipeline import load_questions, run_stages
+    from flows.executor import load_questions, run_stages
     from flows.runs import summarize, write_run
 
     started = time.perf_counter()
@@ -75,7 +75,7 @@ def backfill_partition(settings, path: Path, out_root: Path) -> dict:
 
 
 def _question_count(path: Path) -> int:
-    from flows.pipeline import load_questions
+    from flows.executor import load_questions
 
     try:
         return load_questions(path, "employee", "general").num_rows
@@ -91,7 +91,7 @@ def run_backfill(
 ) -> list[dict]:
     """Answer the partitions, `workers` at a time; one failure does not stop the others.
     Returns one outcome per partition, in the partitions' order."""
-    from flows.pipeline import run_shared_stages
+    from flows.executor import run_shared_stages
 
     # once, not raced by every partition; if it fails (an unreadable corpus…), each partition
     # fails on its own with the reason

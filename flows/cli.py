@@ -121,12 +121,12 @@ class StageProgress:
 
 
 def _run_pipeline(config, records: list[dict], show_progress: bool):
-    from flows import pipeline
+    from flows import executor, pipeline
     from stages.common import progress
 
     progress.enable(show_progress)
     bars = StageProgress(show_progress)
-    pipeline.on_stage_event(bars)
+    executor.on_stage_event(bars)
     started = time.perf_counter()
     with bars.progress:
         result = pipeline.run_pipeline_flow(config, records)
@@ -156,7 +156,7 @@ def run(
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = True,
 ) -> None:
     """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
-    from flows.pipeline import QuestionError, load_questions
+    from flows.executor import QuestionError, load_questions
     from flows.runs import new_run_id, summarize, write_run
 
     settings = _load(config, set_)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from stages.common import logs
 
 if TYPE_CHECKING:
-    from flows.pipeline import PipelineResult, StageResult
+    from flows.results import PipelineResult, StageResult
 
 log = logging.getLogger(__name__)
 ROW_FIELDS = ("stage", "version", "key", "seconds", "cache_hit", "rows")
@@ -27,7 +27,7 @@ ROW_FIELDS = ("stage", "version", "key", "seconds", "cache_hit", "rows")
 
 
 def _version(stage: str) -> str:
-    from flows.pipeline import SOURCE_VERSION
+    from flows.executor import SOURCE_VERSION
     from flows.registry import STAGES
 
     return STAGES[stage].VERSION if stage in STAGES else SOURCE_VERSION
@@ -182,14 +182,14 @@ def install_logging(
     log_format: str | None, level: str | None, run_id: str | None, stage_events: bool = True
 ) -> None:
     """Configure log output and, once per process, the per-stage listener (which imports the
-    pipeline, and with it Prefect: `stage_events=False` keeps `--help` fast)."""
+    executor, and with it every stage module: `stage_events=False` keeps `--help` fast)."""
     global _installed
     logs.configure(log_format, level)  # type: ignore[arg-type]
     if run_id:
         logs.set_run_id(run_id)
         os.environ[logs.RUN_ID_ENV] = run_id
     if stage_events and not _installed:
-        from flows import pipeline
+        from flows.executor import on_stage_event
 
-        pipeline.on_stage_event(log_stage_event)
+        on_stage_event(log_stage_event)
         _installed = True

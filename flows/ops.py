@@ -15,7 +15,7 @@ from rich.table import Table
 
 from stages.store import ArtifactStore
 
-BATCH_SUFFIX = ".batches"  # flows.pipeline.BATCH_SUFFIX, without importing Prefect here
+BATCH_SUFFIX = ".batches"  # flows.executor.BATCH_SUFFIX, without importing every stage here
 
 console = Console()
 artifacts_app = typer.Typer(

@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from flows.registry import REVISION_INPUT, WIRING
+from flows.results import StageResult
 from stages import contracts
 from stages.store import ArtifactRef, ArtifactStore, artifact_key
 
@@ -127,8 +128,6 @@ def run_revise_rounds(
         requests = revision_requests(pending, number)
         if not requests:
             break
-        from flows.pipeline import StageResult
-
         after = refs["guardrails"].key
         refs = {**refs, REVISION_INPUT: _store_requests(store, requests, after)}
         rows = {REVISION_INPUT: len(requests)}

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from flows.pipeline import PipelineResult
+from flows.results import PipelineResult
 from stages.store import ArtifactStore
 
 TRACE_CANDIDATES = 10

@@ -160,7 +160,7 @@ def question_inbox_flow(
 
 def reindex(settings, corpus_dir: Path) -> dict:
     """Ingestion + indexing when the corpus snapshot changed since the last re-index."""
-    from flows.pipeline import execute_stage, store_source
+    from flows.executor import execute_stage, store_source
     from flows.registry import WIRING
     from stages.ingestion import snapshot_corpus
     from stages.store import ArtifactStore

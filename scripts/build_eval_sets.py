@@ -9,7 +9,7 @@
   copied into the set, so the gate runs without ../shared.
 
 Each set gets `manifest.json` with the sha256 of every file in the set folder; the evaluation
-refuses to run when a file does not match it (flows/evaluation.py `verify_set`).
+refuses to run when a file does not match it (eval/sets.py `verify_set`).
 """
 
 from __future__ import annotations

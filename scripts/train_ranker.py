@@ -25,7 +25,7 @@ import yaml
 from sklearn.linear_model import LogisticRegression
 
 from flows.config import load_config
-from flows.pipeline import load_questions, run_stages
+from flows.executor import load_questions, run_stages
 from stages import contracts, indexing, rerank, retrieval
 from stages.models import embeddings
 from stages.store import ArtifactStore

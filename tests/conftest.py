@@ -41,7 +41,7 @@ def sample_config(sample_store):
 
 @pytest.fixture(scope="session")
 def sample_questions():
-    from flows.pipeline import load_questions
+    from flows.executor import load_questions
 
     return load_questions(SAMPLE_QUESTIONS, "employee", "general")
 
@@ -49,7 +49,7 @@ def sample_questions():
 @pytest.fixture(scope="session")
 def sample_run(sample_config, sample_questions):
     """The whole pipeline on the sample knowledge base (plain runner, no Prefect)."""
-    from flows.pipeline import run_stages
+    from flows.executor import run_stages
 
     return run_stages(sample_config, sample_questions)
 

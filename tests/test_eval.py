@@ -1,4 +1,5 @@
-"""The frozen eval sets, the metrics and the release gate (flows/evaluation.py)."""
+"""The frozen eval sets, the metrics and the release gate (the eval package and its flow in
+flows/evaluation.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from eval import metrics as eval_metrics
+from eval.answer_format import final_answer_problems
+from eval.gate import GateFailure, compare
+from eval.sets import EvalSetError, verify_set
 from flows import evaluation as ev
 from tests.conftest import ROOT
 
@@ -19,21 +24,23 @@ DEGRADED = {"retrieval.top_k": 1, "rerank.top_n": 1}
 
 def test_ece_on_hand_made_inputs():
     # bin 0.9: mean confidence 0.9, accuracy 0.5 -> 0.4 * 2/4; bin 0.1: 0.1 vs 0 -> 0.1 * 2/4
-    assert ev.expected_calibration_error([0.9, 0.9, 0.1, 0.1], [True, False, False, False]) == (
-        pytest.approx(0.25)
+    assert eval_metrics.expected_calibration_error(
+        [0.9, 0.9, 0.1, 0.1], [True, False, False, False]
+    ) == (pytest.approx(0.25))
+    assert eval_metrics.expected_calibration_error([0.95, 0.05], [True, False]) == pytest.approx(
+        0.05
     )
-    assert ev.expected_calibration_error([0.95, 0.05], [True, False]) == pytest.approx(0.05)
-    assert ev.expected_calibration_error([1.0, 1.0], [True, True]) == pytest.approx(0.0)
-    assert ev.expected_calibration_error([], []) is None
+    assert eval_metrics.expected_calibration_error([1.0, 1.0], [True, True]) == pytest.approx(0.0)
+    assert eval_metrics.expected_calibration_error([], []) is None
 
 
 def test_refusal_precision_recall():
-    precision, recall = ev.refusal_precision_recall(
+    precision, recall = eval_metrics.refusal_precision_recall(
         [True, True, True, False, False], [True, False, False, True, False]
     )
     assert precision == pytest.approx(0.5)
     assert recall == pytest.approx(1 / 3)
-    assert ev.refusal_precision_recall([True], [False]) == (None, 0.0)
+    assert eval_metrics.refusal_precision_recall([True], [False]) == (None, 0.0)
 
 
 def test_permission_leak_count():
@@ -45,31 +52,96 @@ def test_permission_leak_count():
         ("q3", "contractor", ["handbook"]),  # unknown principal: no groups
         ("q4", "employee", ["unknown-doc"]),  # unknown document: no permission set
     ]
-    leaks = ev.permission_leaks(cited, principals, permissions)
+    leaks = eval_metrics.permission_leaks(cited, principals, permissions)
     assert leaks == [("q1", "salaries"), ("q3", "handbook"), ("q4", "unknown-doc")]
 
 
 def test_gold_matching_and_format_checks():
-    assert ev.contains_gold("The Enterprise plan costs €49 per user. [E1]", ["€49"])
-    assert not ev.contains_gold("It costs €42. [E1]", ["€49"])
-    assert ev.contains_all("45 days, signed by ANNA BERG [E2]", ["45 days", "Anna Berg"])
-    assert not ev.contains_all("45 days [E1]", ["45 days", "Anna Berg"])
+    assert eval_metrics.contains_gold("The Enterprise plan costs €49 per user. [E1]", ["€49"])
+    assert not eval_metrics.contains_gold("It costs €42. [E1]", ["€49"])
+    assert eval_metrics.contains_all("45 days, signed by ANNA BERG [E2]", ["45 days", "Anna Berg"])
+    assert not eval_metrics.contains_all("45 days [E1]", ["45 days", "Anna Berg"])
     answered = {"status": "answered", "action": "emit", "answer": "Yes [E1]", "citations": []}
-    assert "answered without citations" in ev.format_problems(answered)
+    assert "answered without citations" in final_answer_problems(answered)
     refused = {"status": "refused", "action": "emit", "answer": None, "refusal_reason": "nope"}
-    assert ev.format_problems(refused) == ["unknown refusal_reason 'nope'"]
+    assert final_answer_problems(refused) == ["unknown refusal_reason 'nope'"]
 
 
 def test_retrieval_metrics_match_hand_computation():
     gold = {"q1": ["d1"], "q2": ["d3", "d4"]}
     ranked = {"q1": ["d2", "d1"], "q2": ["d3"]}
-    scores = ev.retrieval_metrics(gold, ranked)
+    scores = eval_metrics.retrieval_metrics(gold, ranked)
     assert scores["mrr"] == pytest.approx((0.5 + 1.0) / 2)
     assert scores["context_recall"] == pytest.approx((1.0 + 0.5) / 2)
     assert scores["context_precision"] == pytest.approx((0.5 + 1.0) / 2)
     assert scores == pytest.approx(
-        {**scores, **ev._rank_metrics(gold, ranked)}
+        {**scores, **eval_metrics._rank_metrics(gold, ranked)}
     )  # pytrec_eval agrees with the plain-Python formulas
+
+
+def _row(qid: str, expected: str, status: str, **fields) -> dict:
+    """A per-question row as eval/scoring.py builds it, with neutral defaults."""
+    return {
+        "question_id": qid,
+        "expected_behavior": expected,
+        "expected_refusal_reason": None,
+        "status": status,
+        "refusal_reason": None,
+        "category": None,
+        "gold_doc_ids": ["d1"] if expected == "answer" else [],
+        "correct": False,
+        "attributed": False,
+        "complete": False,
+        "outcome_correct": False,
+        "format_ok": True,
+        "leaked_doc_ids": [],
+        "confidence": None,
+        "pre_guardrail_answer": None,
+        "pre_guardrail_supported": False,
+        "gold_evidence_status": None,
+        "gold_evidence_correct": None,
+        **fields,
+    }
+
+
+def test_guardrail_axis_counts_blocked_unsupported_and_blocked_supported_answers():
+    rows = [
+        _row("q1", "answer", "blocked", pre_guardrail_answer="x"),  # unsupported, blocked
+        _row("q2", "answer", "answered", pre_guardrail_answer="y"),  # unsupported, emitted
+        _row("q3", "answer", "blocked", pre_guardrail_answer="z", pre_guardrail_supported=True),
+        _row("q4", "refuse", "refused"),  # no pre-guardrail answer: not counted
+    ]
+    axis = eval_metrics.guardrail_axis(rows)
+    assert axis["efficacy"] == pytest.approx(0.5)
+    assert axis["false_positive_rate"] == pytest.approx(0.5)
+    assert (axis["pre_guardrail_answers"], axis["unsupported"], axis["blocked"]) == (3, 2, 2)
+
+
+def test_end_to_end_and_generation_axes_on_hand_made_rows():
+    rows = [
+        _row("q1", "answer", "answered", correct=True, attributed=True, outcome_correct=True),
+        _row("q2", "answer", "refused", refusal_reason="insufficient_evidence"),
+        _row("q3", "refuse", "answered", leaked_doc_ids=["secret"], format_ok=False),
+        _row("q4", "refuse", "refused", refusal_reason="not_found", outcome_correct=True),
+    ]
+    axis = eval_metrics.end_to_end_axis(rows)
+    assert axis["factuality"] == pytest.approx(0.5)
+    assert axis["answered_precision"] == pytest.approx(0.5)  # q3 should have been refused
+    assert axis["refusal_precision"] == pytest.approx(0.5)  # q2 refused, q4 refused correctly
+    assert axis["refusal_recall"] == pytest.approx(0.5)  # q3 was not refused
+    assert axis["format_compliance"] == pytest.approx(0.75)
+    assert axis["permission_leaks"] == 1
+    assert axis["outcome_accuracy"] == pytest.approx(0.5)
+    assert axis["refusal_reason_accuracy"] == pytest.approx(0.0)
+    gold = [
+        _row("q1", "answer", "answered", gold_evidence_status="answered"),
+        _row("q2", "answer", "refused", gold_evidence_status="refused"),
+    ]
+    gold[0]["gold_evidence_correct"], gold[1]["gold_evidence_correct"] = True, False
+    generation = eval_metrics.generation_axis(gold, n_answerable=3)
+    assert generation["faithfulness_pass_rate"] == pytest.approx(0.5)
+    assert generation["gold_evidence_factuality"] == pytest.approx(0.5)
+    assert (generation["n"], generation["n_without_gold_span"]) == (2, 1)
 
 
 def _metrics(**axes) -> dict:
@@ -97,21 +169,21 @@ GATE = {
 
 def test_compare_names_the_regressed_axis_and_lucky_retrieval():
     baseline = _metrics()
-    assert ev.compare(_metrics(), baseline, GATE)["passed"]
-    within = ev.compare(_metrics(end_to_end={"factuality": 0.79}), baseline, GATE)
+    assert compare(_metrics(), baseline, GATE)["passed"]
+    within = compare(_metrics(end_to_end={"factuality": 0.79}), baseline, GATE)
     assert within["passed"]
-    worse = ev.compare(_metrics(retrieval={"ndcg_at_10": 0.5}), baseline, GATE)
+    worse = compare(_metrics(retrieval={"ndcg_at_10": 0.5}), baseline, GATE)
     assert worse["failed_axes"] == ["retrieval"] and "ndcg_at_10" in worse["failures"][0]
-    leak = ev.compare(_metrics(end_to_end={"permission_leaks": 1}), None, GATE)
+    leak = compare(_metrics(end_to_end={"permission_leaks": 1}), None, GATE)
     assert leak["failed_axes"] == ["end_to_end"]  # a hard ceiling, even without a baseline
-    lucky = ev.compare(
+    lucky = compare(
         _metrics(end_to_end={"factuality": 0.9}, generation={"faithfulness_pass_rate": 0.89}),
         baseline,
         GATE,
     )
     assert lucky["passed"] and lucky["lucky_retrieval"]
     assert "lucky retrieval" in lucky["notes"][0]
-    other_set = ev.compare(_metrics(), {**baseline, "set_hash": "y"}, GATE)
+    other_set = compare(_metrics(), {**baseline, "set_hash": "y"}, GATE)
     assert other_set["failed_axes"] == ["eval_set"]
 
 
@@ -127,9 +199,9 @@ def set_copy(tmp_path) -> Path:
 
 def test_committed_sets_verify():
     for name in ("sample-v1", "squad2-dev-v1"):
-        eval_set = ev.verify_set(ROOT / "eval" / "sets" / name, ROOT)
+        eval_set = verify_set(ROOT / "eval" / "sets" / name, ROOT)
         assert eval_set.set_hash == eval_set.manifest["set_hash"]
-    squad = ev.verify_set(ROOT / "eval" / "sets" / "squad2-dev-v1", ROOT)
+    squad = verify_set(ROOT / "eval" / "sets" / "squad2-dev-v1", ROOT)
     refuse = sum(q["expected_behavior"] == "refuse" for q in squad.questions)
     assert len(squad.questions) >= 500 and 0.4 < refuse / len(squad.questions) < 0.6
     assert (squad.path / "NOTICE.md").read_text().count("CC BY-SA 4.0") >= 1
@@ -137,35 +209,35 @@ def test_committed_sets_verify():
 
 
 def test_tampered_eval_file_is_refused(set_copy):
-    ev.verify_set(set_copy, ROOT)
+    verify_set(set_copy, ROOT)
     path = set_copy / "questions.jsonl"
     data = bytearray(path.read_bytes())
     data[10] ^= 1  # flip one bit of one byte
     path.write_bytes(bytes(data))
-    with pytest.raises(ev.EvalSetError, match=r"questions\.jsonl does not match manifest"):
-        ev.verify_set(set_copy, ROOT)
-    with pytest.raises(ev.EvalSetError, match=r"questions\.jsonl"):
+    with pytest.raises(EvalSetError, match=r"questions\.jsonl does not match manifest"):
+        verify_set(set_copy, ROOT)
+    with pytest.raises(EvalSetError, match=r"questions\.jsonl"):
         ev.release_eval(str(set_copy), reports_dir=None)  # refused before anything runs
 
 
 def test_unlisted_or_missing_files_are_refused(set_copy):
     (set_copy / "extra.jsonl").write_text("{}\n")
-    with pytest.raises(ev.EvalSetError, match=r"extra\.jsonl is not in manifest"):
-        ev.verify_set(set_copy, ROOT)
+    with pytest.raises(EvalSetError, match=r"extra\.jsonl is not in manifest"):
+        verify_set(set_copy, ROOT)
     (set_copy / "extra.jsonl").unlink()
     (set_copy / "corpus.json").unlink()
-    with pytest.raises(ev.EvalSetError, match=r"corpus\.json is listed in manifest.json but"):
-        ev.verify_set(set_copy, ROOT)
+    with pytest.raises(EvalSetError, match=r"corpus\.json is listed in manifest.json but"):
+        verify_set(set_copy, ROOT)
 
 
 def test_changed_referenced_corpus_file_is_refused(tmp_path):
     root = tmp_path / "root"
     shutil.copytree(ROOT / "data" / "sample" / "docs", root / "data" / "sample" / "docs")
-    ev.verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
+    verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
     target = root / "data" / "sample" / "docs" / "pricing" / "price-list-2026.md"
     target.write_text(target.read_text().replace("€49", "€59"))
-    with pytest.raises(ev.EvalSetError, match=r"pricing/price-list-2026\.md does not match"):
-        ev.verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
+    with pytest.raises(EvalSetError, match=r"pricing/price-list-2026\.md does not match"):
+        verify_set(ROOT / "eval" / "sets" / "sample-v1", root)
 
 
 # ---------------------------------------------------------------- runs on the sample set
@@ -196,7 +268,7 @@ def default_eval(sample_run, sample_config, gate_root, tmp_path_factory):
 def test_report_files_and_baseline(default_eval, gate_root):
     folder = default_eval.report_dir
     metrics = json.loads((folder / "metrics.json").read_text())
-    assert set(ev.AXES) <= set(metrics["axes"])
+    assert set(eval_metrics.AXES) <= set(metrics["axes"])
     assert metrics["axes"]["end_to_end"]["permission_leaks"] == 0
     assert metrics["axes"]["end_to_end"]["format_compliance"] == 1.0
     html = (folder / "report.html").read_text()
@@ -212,7 +284,7 @@ def test_report_files_and_baseline(default_eval, gate_root):
 
 def test_gate_fails_naming_the_axis_when_retrieval_is_degraded(default_eval, gate_root, tmp_path):
     store = default_eval.run.config.store
-    with pytest.raises(ev.GateFailure) as failure:
+    with pytest.raises(GateFailure) as failure:
         ev.release_eval(
             "sample-v1",
             overrides=DEGRADED,
@@ -224,7 +296,7 @@ def test_gate_fails_naming_the_axis_when_retrieval_is_degraded(default_eval, gat
     assert "retrieval" in failure.value.axes
     assert "end_to_end" in failure.value.axes
     assert "axis retrieval" in str(failure.value)
-    with pytest.raises(ev.GateFailure):  # --promote never writes a failing baseline
+    with pytest.raises(GateFailure):  # --promote never writes a failing baseline
         ev.release_eval(
             "sample-v1",
             overrides=DEGRADED,
@@ -247,7 +319,8 @@ def test_two_runs_of_the_same_config_give_identical_metrics(default_eval, tmp_pa
         shutil.copytree(source / stage, fresh / stage)
     again = ev.evaluate("sample-v1", store=fresh)
     assert not again.stage_results["rerank"].ref.cache_hit
-    assert ev.comparable(again.metrics) == ev.comparable(default_eval.run.metrics)
+    comparable = eval_metrics.comparable
+    assert comparable(again.metrics) == comparable(default_eval.run.metrics)
     assert again.per_question == default_eval.run.per_question
 
 

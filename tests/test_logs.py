@@ -189,8 +189,8 @@ def test_stage_timings_and_cache_hits_are_a_prefect_artifact_of_the_run(json_run
 
 
 def test_stage_rows_mark_a_rerun_as_cache_hits(tmp_path):
+    from flows.executor import load_questions, run_stages
     from flows.observability import stage_rows
-    from flows.pipeline import load_questions, run_stages
     from tests.conftest import load_test_config
 
     corpus, questions = write_tiny_inputs(tmp_path)

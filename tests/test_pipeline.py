@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flows.pipeline import questions_table, run_stages
+from flows.executor import questions_table, run_stages
 from flows.registry import STAGES
 from stages import rerank
 from stages.store import ArtifactStore
@@ -189,7 +189,7 @@ def test_a_technical_error_becomes_a_refusal_without_internals(
 
 @pytest.mark.parametrize("bad", [{"question": ""}, {"question_id": "x"}])
 def test_question_files_are_validated(bad):
-    from flows.pipeline import QuestionError
+    from flows.executor import QuestionError
 
     with pytest.raises(QuestionError, match="no 'question'"):
         questions_table([bad], "employee", "general")

@@ -7,9 +7,7 @@ import shutil
 
 import pytest
 
-from flows.pipeline import (
-    STAGES,
-    WIRING,
+from flows.executor import (
     _load_inputs,
     is_per_question,
     load_questions,
@@ -17,6 +15,7 @@ from flows.pipeline import (
     run_shared_stages,
     run_stages,
 )
+from flows.registry import STAGES, WIRING
 from tests.conftest import SAMPLE_QUESTIONS, load_test_config
 
 PER_QUESTION = [name for name in STAGES if is_per_question(name)]

@@ -59,7 +59,7 @@ def rejecting_guardrails(monkeypatch):
 
 
 def _questions():
-    from flows.pipeline import questions_table
+    from flows.executor import questions_table
 
     return questions_table(
         [{"question_id": QUESTION_ID, "question": QUESTION, "principal": "hr_manager"}],
@@ -71,7 +71,7 @@ def _questions():
 def test_a_rejected_claim_is_revised_away_and_every_round_is_kept(
     sample_run, sample_config, rejecting_guardrails
 ):
-    from flows.pipeline import run_stages
+    from flows.executor import run_stages
     from stages.store import ArtifactStore
 
     first = sample_run.final_answers.to_pylist()
@@ -100,7 +100,7 @@ def test_a_rejected_claim_is_revised_away_and_every_round_is_kept(
 def test_revisions_are_bounded_and_exhaustion_blocks(
     sample_run, sample_config, rejecting_guardrails
 ):
-    from flows.pipeline import run_stages
+    from flows.executor import run_stages
 
     rejecting_guardrails.add(" ")  # every claim, in every round
     config = sample_config.model_copy(deep=True)

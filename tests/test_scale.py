@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from flows.backfill import run_backfill
-from flows.pipeline import STAGES, is_per_question, run_pipeline_flow, run_shared_stages
-from flows.pipeline import run_stages as run_plain
+from flows.executor import is_per_question, run_shared_stages
+from flows.executor import run_stages as run_plain
+from flows.pipeline import run_pipeline_flow
+from flows.registry import STAGES
 from tests.conftest import SAMPLE_QUESTIONS, load_test_config
 
 TIMING_COLUMNS = {"latency_ms"}
@@ -72,7 +74,7 @@ def test_dask_cluster_of_two_workers_gives_the_default_runners_answers(shared_st
 
 
 def test_config_change_recomputes_that_stage_and_downstream_only(shared_store, tmp_path):
-    from flows.pipeline import load_questions
+    from flows.executor import load_questions
 
     questions = load_questions(SAMPLE_QUESTIONS, "employee", "general").slice(0, 10)
     config = _config(shared_store, tmp_path, "incremental")

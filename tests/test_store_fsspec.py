@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from flows import ops
-from flows.pipeline import load_questions, run_shared_stages, run_stages
+from flows.executor import load_questions, run_shared_stages, run_stages
 from flows.runs import new_run_id, summarize, write_run
 from stages import contracts
 from stages.store import ArtifactStore
