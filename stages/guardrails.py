@@ -376,7 +376,7 @@ def check(
     hard = []
     if attribution["status"] == "blocked":
         hard.append(attribution["blocked_reason"] or "attribution blocked the answer")
-    if follows_injection(answer, texts):
+    if follows_injection(answer, texts) and not _question_is_the_only_instruction(question, texts):
         hard.append("answer repeats an instruction found in a document")
     elif any("instruction" in r for c in claims for r in c["reasons"]):
         hard.append("answer rests on a document that contains an instruction")
@@ -452,9 +452,15 @@ def _probe(
 # ---------------------------------------------------------------- final answers
 
 
+def _question_is_the_only_instruction(question: str, texts: list[str]) -> bool:
+    """An instruction in the user's own question is data: echoing it blames no document."""
+    has_instruction = groundedness.INJECTION_RE.search
+    return bool(has_instruction(question)) and not any(has_instruction(t) for t in texts)
+
+
 def _failure_mode(reasons: list[str], action: str) -> str:
     text = " ".join(reasons)
-    if "instruction" in text:
+    if "instruction found in a document" in text or "document that contains an instruction" in text:
         return "a source contained instructions, which are not followed"
     if "technical error" in text:
         return "a technical problem prevented checking it against the sources"
