@@ -522,3 +522,20 @@ def test_ingest_help_explains_the_dry_run():
     result = CliRunner().invoke(app, ["ingest", "--help"])
     assert result.exit_code == 0
     assert "--check" in result.output and "Dry run" in result.output
+
+
+def test_the_source_label_leaves_out_the_title_the_section_starts_with():
+    from stages.attribution import source_label
+
+    citation = {
+        "title": "Price List 2026",
+        "section_path": "Price List 2026 > Plans",
+        "page_number": None,
+        "version": "",
+        "published_at": None,
+    }
+    assert source_label(citation) == "Price List 2026 (Plans)"
+    citation["section_path"] = "Price List 2026 (EUR)"
+    assert source_label(citation) == "Price List 2026"
+    citation.update(section_path="Discounts > Annual", version="2", page_number=3)
+    assert source_label(citation) == "Price List 2026 (Discounts > Annual, p. 3, version 2)"
