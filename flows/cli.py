@@ -361,8 +361,20 @@ def _rows_from_artifact(store, ref, snapshot) -> list[dict]:
     return rows
 
 
+METADATA_NAMES = (
+    ".meta.yaml",
+    ".meta.yml",
+    ".meta.json",
+    "catalog.yaml",
+    "catalog.yml",
+    "catalog.json",
+)
+
+
 def _print_ingest_rows(rows: list[dict], root: Path) -> None:
     """One line per file (greppable, any terminal width), its warnings indented below it."""
+    from stages import ingestion
+
     console.print(f"corpus {root}", markup=False)
     defaulted = 0
     for row in rows:
@@ -378,6 +390,8 @@ def _print_ingest_rows(rows: list[dict], root: Path) -> None:
             line = f"ingested  {row['path']} -> {described}"
         elif row["error_kind"]:
             line = f"NOT       {row['path']}: {row['error_kind']}: {row['reason']}"
+        elif row["path"].endswith(ingestion.SIDECAR_SUFFIXES + ingestion.CATALOG_NAMES):
+            line = f"metadata  {row['path']}"
         else:
             line = f"skipped   {row['path']}"
         console.print(line, markup=False, highlight=False, soft_wrap=True)

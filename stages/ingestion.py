@@ -543,7 +543,7 @@ def _text_of(data: bytes, config: Config, notes: ParseNotes) -> str:
     notes.encoding = decoded.encoding
     if decoded.nul_bytes:
         notes.warnings.append(("nul_bytes_stripped", f"{decoded.nul_bytes} NUL bytes removed"))
-    if decoded.encoding.replace("_", "-").lower() not in ("utf-8", "ascii"):
+    if decoded.encoding.replace("_", "-").lower() not in ("utf-8", "utf-8-sig", "ascii"):
         notes.warnings.append(("encoding_detected", f"decoded as {decoded.encoding}"))
     if len(decoded.text) > config.max_text_chars:
         raise IngestError(
@@ -977,8 +977,9 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
         if meta is None:
             tier = config.unlisted_trust_tier if has_catalog else config.default_trust_tier
             meta = _default_meta(path, config, tier, dates.get(path))
-            message = _defaults_message(meta, has_catalog)
-            errors.append(_error(path, "missing_metadata", message, "warning"))
+            default_warnings = [("missing_metadata", _defaults_message(meta, has_catalog))]
+        else:
+            default_warnings = []
         if meta.doc_id in seen_ids:
             errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
             continue
@@ -987,7 +988,8 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
         except IngestError as exc:
             errors.append(_error(path, exc.kind, str(exc)))
             continue
-        errors.extend(_error(path, kind, message, "warning") for kind, message in parsed.warnings)
+        warnings = default_warnings + parsed.warnings
+        errors.extend(_error(path, kind, message, "warning") for kind, message in warnings)
         seen_ids.add(meta.doc_id)
         encodings[path] = parsed.encoding
         documents.append(_document_row(parsed, indexed_at))
@@ -1026,6 +1028,7 @@ def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
         meta.title
         or parsed.title_hint
         or next((b.text for b in parsed.blocks if b.kind == "heading"), None)
+        or _first_line(parsed.text)
         or Path(parsed.path).stem
     )
     return {
@@ -1046,6 +1049,12 @@ def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
         "text": parsed.text,
         "content_hash": _digest(parsed.text),
     }
+
+
+def _first_line(text: str) -> str | None:
+    """A plain-text document's first line, when it is short enough to be its title."""
+    line = text.strip().split("\n", 1)[0].strip()
+    return line if 0 < len(line) <= HEADING_MAX_CHARS and any(c.isalpha() for c in line) else None
 
 
 def _chunk_rows(parsed: ParsedDocument, config: Config, indexed_at: dt.datetime) -> list[dict]:
