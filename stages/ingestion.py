@@ -15,6 +15,7 @@ import io
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
@@ -208,8 +209,8 @@ def _walk(root: Path, allow_outside: bool) -> list[_Entry]:
             if child.name.startswith("."):
                 entries.append(_skipped(relative, "warning", "hidden", "hidden entry not read"))
                 continue
-            real = path
-            if child.is_symlink():
+            real, is_link = path, child.is_symlink()
+            if is_link:
                 try:
                     real = path.resolve(strict=True)
                 except (RuntimeError, OSError) as exc:
@@ -227,7 +228,10 @@ def _walk(root: Path, allow_outside: bool) -> list[_Entry]:
                     )
                     continue
             if real.is_dir():
-                if real.resolve() in visited:
+                if is_link and inside(real):
+                    entries.append(_linked_folder(relative, path, real, real_root))
+                    continue
+                if is_link and real in visited:  # a folder outside the root, reached again
                     entries.append(
                         _skipped(
                             relative, "error", "symlink_loop", f"folder {real} is already read"
@@ -237,7 +241,7 @@ def _walk(root: Path, allow_outside: bool) -> list[_Entry]:
                 visited.add(real.resolve())
                 visit(path, relative)
             elif real.is_file():
-                entries.append(_Entry(relative, path=path, real=real.resolve()))
+                entries.append(_Entry(relative, path=path, real=path.resolve()))
             else:
                 entries.append(
                     _skipped(relative, "error", "not_a_file", "not a regular file (fifo, device?)")
@@ -245,6 +249,15 @@ def _walk(root: Path, allow_outside: bool) -> list[_Entry]:
 
     visit(root, "")
     return _drop_duplicate_links(entries)
+
+
+def _linked_folder(relative: str, link: Path, real: Path, real_root: Path) -> _Entry:
+    """A symlink to a folder inside the corpus is not followed: the walk reads it anyway."""
+    location = link.parent.resolve()
+    if real == location or real in location.parents:
+        return _skipped(relative, "error", "symlink_loop", f"links back to its own folder {real}")
+    shown = real.relative_to(real_root).as_posix()
+    return _skipped(relative, "warning", "duplicate_link", f"same folder as {shown}")
 
 
 def _symlink_problem(relative: str, path: Path, exc: BaseException) -> _Entry:
@@ -424,7 +437,9 @@ class Decoded:
     nul_bytes: int = 0  # stripped before decoding
 
 
-def decode_text(data: bytes, encodings: list[str], legacy: list[str] = ("cp1252",)) -> Decoded:
+def decode_text(
+    data: bytes, encodings: Sequence[str], legacy: Sequence[str] = ("cp1252",)
+) -> Decoded:
     """Bytes to text: a BOM, else the configured encodings, else charset-normalizer's guess.
 
     A few NUL bytes (a botched export) are stripped; many mean binary data.
@@ -456,7 +471,7 @@ def decode_text(data: bytes, encodings: list[str], legacy: list[str] = ("cp1252"
     return _checked(Decoded(guess.text, guess.encoding, nul_bytes))
 
 
-def _guess(data: bytes, preferred: list[str]) -> Decoded | None:
+def _guess(data: bytes, preferred: Sequence[str]) -> Decoded | None:
     """charset-normalizer's best guess, unless a preferred encoding reads the bytes as cleanly.
 
     On short texts the detector cannot tell cp1252 from cp1250 / cp775 (all read 'fÃ¼r' bytes
@@ -467,16 +482,17 @@ def _guess(data: bytes, preferred: list[str]) -> Decoded | None:
     from charset_normalizer.md import mess_ratio
 
     best = from_bytes(data).best()
-    guess = Decoded(str(best), best.encoding) if best is not None else None
-    guess_mess = mess_ratio(guess.text, 1.0) if guess is not None else 1.0
+    if best is None:
+        return None  # no encoding reads these bytes as text: binary data
+    guess_mess = mess_ratio(str(best), 1.0)
     for encoding in preferred:
         try:
             text = data.decode(encoding)
         except (UnicodeDecodeError, LookupError):
             continue
-        if mess_ratio(text, 1.0) <= guess_mess and (guess is not None or guess_mess < 0.2):
+        if mess_ratio(text, 1.0) <= guess_mess:
             return Decoded(text, encoding)
-    return guess
+    return Decoded(str(best), best.encoding)
 
 
 def _checked(decoded: Decoded) -> Decoded:

@@ -88,6 +88,14 @@ def _loop_pair(path: Path) -> None:
     path.with_name("loop-b.md").symlink_to(path)
 
 
+def _nested(data: bytes) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    return make
+
+
 def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
@@ -217,6 +225,9 @@ def bad_kinds(budget: dict[str, int] = TEST_BUDGET) -> list[Kind]:
             "link-to-good.md", _symlink("price-list-2026.md"), "duplicate_link", severity="warning"
         ),
         Kind("pipe.txt", _fifo, "not_a_file"),
+        Kind("sub/nested.md", _nested(b"# Nested\n\nA document in a subfolder."), INGESTED),
+        Kind("sub-link", _symlink("sub"), "duplicate_link", severity="warning"),
+        Kind("sub/up-link", _symlink(".."), "symlink_loop"),
         Kind(
             b"caf\xe9-latin1-name.txt".decode("utf-8", "surrogateescape"),
             _write(b"A file name that is not UTF-8."),
@@ -291,7 +302,11 @@ def test_every_file_in_the_folder_is_named_somewhere(user_folder, ingested):
     named = {d["path"] for d in ingested["documents"]} | {
         e["path"] for e in ingested["ingestion_errors"]
     }
-    on_disk = {_shown(p.name) for p in root.iterdir()}
+    on_disk = set()
+    for folder, folders, files in os.walk(root):  # symlinked folders are listed, not entered
+        links = [f for f in folders if (Path(folder) / f).is_symlink()]
+        for name in files + links:
+            on_disk.add(_shown((Path(folder) / name).relative_to(root).as_posix()))
     sidecars = {n for n in on_disk if n.endswith(ingestion.SIDECAR_SUFFIXES)}
     missing = on_disk - named - sidecars
     assert not missing, f"files named nowhere: {sorted(missing)}"
