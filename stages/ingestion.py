@@ -13,8 +13,10 @@ import errno
 import hashlib
 import io
 import json
+import logging
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -66,6 +68,10 @@ class Config(BaseModel):
     max_text_chars: int = Field(2_000_000, ge=1, description="decoded text per file")
     max_pdf_pages: int = Field(2_000, ge=1)
     max_html_depth: int = Field(200, ge=1, description="tag nesting the HTML parser is given")
+    # unstructured classifies each element with spaCy, which holds about 7 MB per 1,000
+    # characters: a 1 MB paragraph took 8 GB. Longer elements keep all their text; only the
+    # classification heuristics see this many characters of it.
+    max_element_chars: int = Field(20_000, ge=1_000)
 
     @field_validator("default_trust_tier", "unlisted_trust_tier")
     @classmethod
@@ -394,14 +400,25 @@ def _collect_metadata(
     return metadata
 
 
-def _default_meta(path: str, config: Config, tier: str, date: dt.date | None) -> DocumentMeta:
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "document"
+
+
+def default_doc_ids(paths: list[str]) -> dict[str, str]:
+    """Doc ids for files without metadata: the path without its suffix, or with it where two
+    files share that stem (report.pdf next to report.docx)."""
+    stems = {path: _slug(PurePosixPath(path).with_suffix("").as_posix()) for path in paths}
+    counts = Counter(stems.values())
+    return {path: _slug(path) if counts[stem] > 1 else stem for path, stem in stems.items()}
+
+
+def _default_meta(doc_id: str, config: Config, tier: str, date: dt.date | None) -> DocumentMeta:
     """Metadata for a file nobody described: configured tier and groups, the file's date.
 
     The title is left empty so the document's own title (heading, <title>, PDF title) is used.
     """
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", PurePosixPath(path).with_suffix("").as_posix())
     return DocumentMeta(
-        doc_id=stem.strip("-.") or "document",
+        doc_id=doc_id,
         version="",  # unknown, and a rendered "version 1" would be made up
         permission_set=config.default_permission_set,
         trust_tier=tier,
@@ -748,6 +765,15 @@ def _check_docx_structure(data: bytes, config: Config) -> None:
         )
 
 
+def _bound_element_heuristics(max_chars: int) -> None:
+    """Cap the text unstructured's spaCy heuristics read per element (it truncates, with a log
+    line, at the model's max_length), which bounds ingestion's memory on huge paragraphs."""
+    import unstructured.nlp.tokenize as tokenize
+
+    tokenize._get_nlp().max_length = max_chars
+    logging.getLogger(tokenize.__name__).setLevel(logging.ERROR)  # the truncation is deliberate
+
+
 def _is_heading(element: Any, text: str) -> bool:
     # unstructured labels short plain-text lines as Title; a sentence is not a heading.
     return (
@@ -825,30 +851,41 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
 # ---------------------------------------------------------------- chunking
 
 
-def _pieces(blocks: list[Block]) -> list[Piece]:
-    """Sentence-sized pieces for text, whole blocks for headings and tables (never split)."""
+def _pieces(blocks: list[Block], size: int) -> list[Piece]:
+    """Sentence-sized pieces for text, whole blocks for headings and tables (never split).
+
+    A "sentence" over twice the chunk size (a run-on paragraph, a text without full stops) is
+    cut into windows at spaces, so no chunk outgrows what the retriever and evidence can use.
+    """
     pieces = []
     for block in blocks:
-        if block.kind == "text":
-            for start, end in sentence_spans(block.text):
-                pieces.append(
-                    Piece(
-                        block.start + start,
-                        block.start + end,
-                        block.section_path,
-                        block.page,
-                        "text",
-                    )
-                )
-        else:
+        if block.kind != "text":
             pieces.append(Piece(block.start, block.end, block.section_path, block.page, block.kind))
+            continue
+        for start, end in sentence_spans(block.text):
+            for a, b in _windows(block.text, start, end, size):
+                pieces.append(
+                    Piece(block.start + a, block.start + b, block.section_path, block.page, "text")
+                )
     return pieces
+
+
+def _windows(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    if end - start <= 2 * size:
+        return [(start, end)]
+    windows = []
+    while end - start > size:
+        cut = text.rfind(" ", start + size // 2, start + size)
+        cut = cut if cut > start else start + size
+        windows.append((start, cut))
+        start = cut + 1 if text[cut : cut + 1] == " " else cut
+    return windows + ([(start, end)] if end > start else [])
 
 
 def chunk_spans(blocks: list[Block], size: int, overlap: int) -> list[list[Piece]]:
     chunks: list[list[Piece]] = []
     current: list[Piece] = []
-    for piece in _pieces(blocks):
+    for piece in _pieces(blocks, size):
         if current and _must_close(current, piece, size):
             chunks.append(current)
             continues = (
@@ -962,6 +999,7 @@ def check(corpus_files: pa.Table, config: Config) -> list[dict]:
 
 def _ingest(table: pa.Table, config: Config) -> _Outcome:
     patch_unstructured_spacy()
+    _bound_element_heuristics(config.max_element_chars)
     paths = table.column("path").to_pylist()
     files = dict(zip(paths, table.column("content").to_pylist(), strict=True))
     sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
@@ -976,6 +1014,7 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             files.pop(path)
     metadata = _collect_metadata(files, errors)
     has_catalog = any(PurePosixPath(p).name in CATALOG_NAMES for p in files)
+    default_ids = default_doc_ids([p for p in files if _is_document_candidate(p)])
     indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
     documents, chunks, seen_ids = [], [], set()
     for path in progress.track(list(files), "parsing documents"):
@@ -992,7 +1031,7 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
         meta = metadata.get(path)
         if meta is None:
             tier = config.unlisted_trust_tier if has_catalog else config.default_trust_tier
-            meta = _default_meta(path, config, tier, dates.get(path))
+            meta = _default_meta(default_ids[path], config, tier, dates.get(path))
             default_warnings = [("missing_metadata", _defaults_message(meta, has_catalog))]
         else:
             default_warnings = []

@@ -225,6 +225,9 @@ def bad_kinds(budget: dict[str, int] = TEST_BUDGET) -> list[Kind]:
             "link-to-good.md", _symlink("price-list-2026.md"), "duplicate_link", severity="warning"
         ),
         Kind("pipe.txt", _fifo, "not_a_file"),
+        Kind("report.md", _write(b"# Report\n\nThe markdown version of the report."), INGESTED),
+        Kind("report.txt", _write(b"Report\n\nThe plain text version of the report."), INGESTED),
+        Kind("run-on.txt", _write(b"word " * 15_000), INGESTED),
         Kind("sub/nested.md", _nested(b"# Nested\n\nA document in a subfolder."), INGESTED),
         Kind("sub-link", _symlink("sub"), "duplicate_link", severity="warning"),
         Kind("sub/up-link", _symlink(".."), "symlink_loop"),
@@ -342,6 +345,19 @@ def test_text_in_legacy_encodings_is_decoded_and_the_encoding_recorded(ingested)
     assert "cp1252" in warning["message"] or "latin" in warning["message"].lower()
     cp1252 = next(d for d in ingested["documents"] if d["path"] == "cp1252.md")
     assert "“quotes”" in cp1252["text"]
+
+
+def test_files_sharing_a_stem_keep_their_suffix_in_the_doc_id(ingested):
+    ids = {d["path"]: d["doc_id"] for d in ingested["documents"]}
+    assert (ids["report.md"], ids["report.txt"]) == ("report.md", "report.txt")
+    assert ids["price-list-2026.md"] == "price-list-2026"
+
+
+def test_a_run_on_paragraph_is_cut_into_chunks_of_bounded_size(ingested):
+    size = ingestion.Config().chunk_size
+    chunks = [c for c in ingested["chunks"] if c["doc_id"] == "run-on"]
+    assert len(chunks) > 50
+    assert max(len(c["text"]) for c in chunks) <= 2 * size
 
 
 def test_the_deep_html_keeps_its_text(ingested):
