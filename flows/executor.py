@@ -451,7 +451,7 @@ def run_stages(
     store = config.artifact_store()
     _notify("start", "sources")
     results = {
-        "corpus": store_source(store, "corpus", snapshot_corpus(config.corpus), "corpus_files"),
+        "corpus": store_source(store, "corpus", corpus_snapshot(config), "corpus_files"),
         "questions": store_source(store, "questions", questions, "questions"),
     }
     _notify("done", "sources", results["corpus"])
@@ -484,6 +484,16 @@ def _revise(
     return {**rounds, "revise": StageResult("revise", final, seconds, _row_counts(store, final))}
 
 
+def corpus_snapshot(config: PipelineConfig, corpus: Path | None = None) -> pa.Table:
+    """The corpus snapshot under the ingestion config's file budget and symlink policy."""
+    settings = config.stage_config("ingestion")
+    return snapshot_corpus(
+        corpus or config.corpus,
+        settings.max_file_bytes,
+        follow_symlinks_outside_root=settings.follow_symlinks_outside_root,
+    )
+
+
 def shared_stages() -> list[str]:
     """Stages that do not depend on the questions (ingestion, indexing): one build serves every
     question set, so a backfill builds them once before answering partitions in parallel."""
@@ -496,9 +506,7 @@ def shared_stages() -> list[str]:
 
 def run_shared_stages(config: PipelineConfig) -> dict[str, StageResult]:
     store = config.artifact_store()
-    results = {
-        "corpus": store_source(store, "corpus", snapshot_corpus(config.corpus), "corpus_files")
-    }
+    results = {"corpus": store_source(store, "corpus", corpus_snapshot(config), "corpus_files")}
     for name in shared_stages():
         refs = {producer: results[producer].ref for producer in set(WIRING[name].values())}
         results[name] = execute_stage(store, name, config.stage_config(name), refs)

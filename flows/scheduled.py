@@ -160,9 +160,8 @@ def question_inbox_flow(
 
 def reindex(settings, corpus_dir: Path) -> dict:
     """Ingestion + indexing when the corpus snapshot changed since the last re-index."""
-    from flows.executor import execute_stage, store_source
+    from flows.executor import corpus_snapshot, execute_stage, store_source
     from flows.registry import WIRING
-    from stages.ingestion import snapshot_corpus
     from stages.store import ArtifactStore
 
     # the store may be a shared fsspec URL: let the config build it when it knows how
@@ -171,7 +170,7 @@ def reindex(settings, corpus_dir: Path) -> dict:
         if hasattr(settings, "artifact_store")
         else ArtifactStore(settings.store)
     )
-    snapshot = store_source(store, "corpus", snapshot_corpus(corpus_dir), "corpus_files")
+    snapshot = store_source(store, "corpus", corpus_snapshot(settings, corpus_dir), "corpus_files")
     state_path = settings.runs_dir / "reindex" / "state.json"
     state = _read_json(state_path)
     previous = state.get(str(corpus_dir), {}).get("snapshot_key")

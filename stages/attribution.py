@@ -3,7 +3,7 @@
 A marker that resolves to nothing blocks the answer (status `blocked`, reason recorded). A claim
 sentence without any marker is listed for the guardrails. The rendered answer names each source
 the way a reader can check it: "According to <title> (<section>, p. <page>, version <v>, dated
-<date>) …".
+<date>) …", where the section path leaves out the title it starts with.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 
 NAME = "attribution"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 OUTPUTS = ("attributions",)  # contract tables written
 INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question
@@ -41,15 +41,26 @@ def markers_in(text: str) -> list[str]:
     return list(dict.fromkeys(MARKER_RE.findall(text or "")))
 
 
+def section_below_title(section_path: str | None, title: str) -> str | None:
+    """The section path without the document's own title, which the label already names."""
+    parts = [p for p in (section_path or "").split(" > ") if p]
+    first, name = (parts[0].strip().casefold() if parts else ""), (title or "").strip().casefold()
+    # The top heading is the title, give or take a suffix: "Price List" / "Price List (2026)".
+    if first and name and (first.startswith(name) or name.startswith(first)):
+        parts.pop(0)
+    return " > ".join(parts) or None
+
+
 def source_label(citation: dict) -> str:
-    details = [citation["section_path"] or None]
+    details = [section_below_title(citation["section_path"], citation["title"])]
     if citation["page_number"] is not None:
         details.append(f"p. {citation['page_number']}")
     if citation["version"]:
         details.append(f"version {citation['version']}")
     if citation["published_at"] is not None:
         details.append(f"dated {citation['published_at'].isoformat()}")
-    return f"{citation['title']} ({', '.join(d for d in details if d)})"
+    shown = ", ".join(d for d in details if d)
+    return f"{citation['title']} ({shown})" if shown else citation["title"]
 
 
 def render(answer: str, citations: dict[str, dict]) -> str:

@@ -9,10 +9,15 @@ Every file that cannot be ingested becomes a row in `ingestion_errors`; the run 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import hashlib
 import io
 import json
+import logging
+import os
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
@@ -28,7 +33,7 @@ from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
 
 NAME = "ingestion"
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
@@ -47,9 +52,35 @@ class Config(BaseModel):
     chunk_overlap: int = Field(150, ge=0, description="characters repeated between chunks")
     max_file_bytes: int = Field(25_000_000, ge=1)
     pdf_strategy: str = "fast"
-    text_encodings: list[str] = ["utf-8", "utf-16"]
+    text_encodings: list[str] = Field(
+        ["utf-8"], description="tried in order before charset-normalizer guesses the encoding"
+    )
+    legacy_encodings: list[str] = Field(
+        ["cp1252"], description="preferred to charset-normalizer's guess when no messier"
+    )
+    # A folder with no catalog at all is the user's own folder: its files are trusted enough to
+    # be cited. A file that an existing catalog does not list is a stray and stays untrusted.
     default_permission_set: list[str] = ["everyone"]
-    default_trust_tier: str = "untrusted"
+    default_trust_tier: str = "verified"
+    unlisted_trust_tier: str = "untrusted"
+    follow_symlinks_outside_root: bool = Field(
+        False, description="read symlinks whose target lies outside the corpus folder"
+    )
+    # Budget that bounds memory and time per file (parsers hold a whole file's element tree).
+    max_text_chars: int = Field(2_000_000, ge=1, description="decoded text per file")
+    max_pdf_pages: int = Field(2_000, ge=1)
+    max_html_depth: int = Field(200, ge=1, description="tag nesting the HTML parser is given")
+    # unstructured classifies each element with spaCy, which holds about 7 MB per 1,000
+    # characters: a 1 MB paragraph took 8 GB. Longer elements keep all their text; only the
+    # classification heuristics see this many characters of it.
+    max_element_chars: int = Field(20_000, ge=1_000)
+
+    @field_validator("default_trust_tier", "unlisted_trust_tier")
+    @classmethod
+    def _known_default_tier(cls, value: str) -> str:
+        if value not in TRUST_TIERS:
+            raise ValueError(f"must be one of {TRUST_TIERS}, got {value!r}")
+        return value
 
 
 class DocumentMeta(BaseModel):
@@ -117,25 +148,192 @@ class ParsedDocument:
     path: str
     text: str
     blocks: list[Block] = field(default_factory=list)
+    encoding: str | None = None  # of a text format; None for pdf / docx
+    title_hint: str | None = None  # the HTML <title> or the PDF's title
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
 
 
 # ---------------------------------------------------------------- snapshot (the stage's source)
 
+# Rows for entries that cannot be read carry no content and a `skipped:<severity>:<kind>:<why>`
+# marker in place of the digest, so the stage turns them into rows of `ingestion_errors`.
+SKIPPED_PREFIX = "skipped:"
+# A virtual row (hidden names are never corpus files) with each file's modification date, for
+# folders without a catalog, where the file's date is the only date there is.
+FILE_DATES_PATH = ".snapshot/file_dates.json"
 
-def snapshot_corpus(root: str | Path, max_file_bytes: int = Config().max_file_bytes) -> pa.Table:
-    """Read every file under `root` into a `corpus_files` table (too-large files without bytes)."""
+
+@dataclass
+class _Entry:
+    relative: str
+    path: Path | None = None
+    skipped: tuple[str, str, str] | None = None  # (severity, kind, message)
+    real: Path | None = None
+
+
+def snapshot_corpus(
+    root: str | Path,
+    max_file_bytes: int = Config().max_file_bytes,
+    *,
+    follow_symlinks_outside_root: bool = False,
+) -> pa.Table:
+    """Read every file under `root` into a `corpus_files` table.
+
+    Too-large files come without bytes; symlinks that leave `root` (unless allowed), symlink
+    loops, hidden and special files come as skipped rows, so every entry is accounted for.
+    """
     root = Path(root)
-    rows = []
-    paths = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
-    for path in paths:
-        relative = path.relative_to(root).as_posix()
-        if any(part.startswith(".") for part in PurePosixPath(relative).parts):
-            continue
-        size = path.stat().st_size
-        content = path.read_bytes() if size <= max_file_bytes else None
-        digest = hashlib.sha256(content).hexdigest() if content is not None else f"size:{size}"
-        rows.append({"path": relative, "size_bytes": size, "sha256": digest, "content": content})
+    if not root.is_dir():
+        return contracts.from_rows([], "corpus_files")
+    entries = _walk(root, follow_symlinks_outside_root)
+    rows = [_snapshot_row(entry, max_file_bytes) for entry in entries]
+    names = {PurePosixPath(e.relative).name for e in entries if e.skipped is None}
+    if not names & set(CATALOG_NAMES):
+        rows.append(_file_dates_row(entries))
     return contracts.from_rows(rows, "corpus_files")
+
+
+def _skipped(relative: str, severity: str, kind: str, message: str) -> _Entry:
+    return _Entry(relative, skipped=(severity, kind, message))
+
+
+def _walk(root: Path, allow_outside: bool) -> list[_Entry]:
+    real_root = root.resolve()
+    visited = {real_root}  # real folders already read: a second visit is a loop
+    entries: list[_Entry] = []
+
+    def inside(path: Path) -> bool:
+        return path == real_root or real_root in path.parents
+
+    def visit(folder: Path, prefix: str) -> None:
+        try:
+            children = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            entries.append(_skipped(prefix or ".", "error", "unreadable", _os_message(exc)))
+            return
+        for child in children:
+            relative = _display_name(f"{prefix}/{child.name}" if prefix else child.name)
+            path = Path(child.path)
+            if child.name.startswith("."):
+                entries.append(_skipped(relative, "warning", "hidden", "hidden entry not read"))
+                continue
+            real, is_link = path, child.is_symlink()
+            if is_link:
+                try:
+                    real = path.resolve(strict=True)
+                except (RuntimeError, OSError) as exc:
+                    entries.append(_symlink_problem(relative, path, exc))
+                    continue
+                if not inside(real) and not allow_outside:
+                    entries.append(
+                        _skipped(
+                            relative,
+                            "error",
+                            "symlink_outside_root",
+                            f"symlink to {real}, outside the corpus folder; not read "
+                            "(stages.ingestion.follow_symlinks_outside_root allows it)",
+                        )
+                    )
+                    continue
+            if real.is_dir():
+                if is_link and inside(real):
+                    entries.append(_linked_folder(relative, path, real, real_root))
+                    continue
+                if is_link and real in visited:  # a folder outside the root, reached again
+                    entries.append(
+                        _skipped(
+                            relative, "error", "symlink_loop", f"folder {real} is already read"
+                        )
+                    )
+                    continue
+                visited.add(real.resolve())
+                visit(path, relative)
+            elif real.is_file():
+                entries.append(_Entry(relative, path=path, real=path.resolve()))
+            else:
+                entries.append(
+                    _skipped(relative, "error", "not_a_file", "not a regular file (fifo, device?)")
+                )
+
+    visit(root, "")
+    return _drop_duplicate_links(entries)
+
+
+def _linked_folder(relative: str, link: Path, real: Path, real_root: Path) -> _Entry:
+    """A symlink to a folder inside the corpus is not followed: the walk reads it anyway."""
+    location = link.parent.resolve()
+    if real == location or real in location.parents:
+        return _skipped(relative, "error", "symlink_loop", f"links back to its own folder {real}")
+    shown = real.relative_to(real_root).as_posix()
+    return _skipped(relative, "warning", "duplicate_link", f"same folder as {shown}")
+
+
+def _symlink_problem(relative: str, path: Path, exc: BaseException) -> _Entry:
+    looped = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
+    if looped:
+        return _skipped(relative, "error", "symlink_loop", "symlink loop: it never reaches a file")
+    target = os.readlink(path) if path.is_symlink() else "?"
+    return _skipped(relative, "error", "broken_symlink", f"symlink to missing {target}")
+
+
+def _drop_duplicate_links(entries: list[_Entry]) -> list[_Entry]:
+    """A symlink to a file the walk reads anyway is reported, not ingested a second time."""
+    owners: dict[Path, str] = {}
+    for entry in entries:
+        if entry.path is not None and not entry.path.is_symlink():
+            owners.setdefault(entry.real, entry.relative)
+    result = []
+    for entry in entries:
+        owner = owners.get(entry.real) if entry.path is not None else None
+        if owner is not None and owner != entry.relative:
+            entry = _skipped(entry.relative, "warning", "duplicate_link", f"same file as {owner}")
+        result.append(entry)
+    return result
+
+
+def _display_name(relative: str) -> str:
+    """File names that are not valid UTF-8 are shown with replacement characters."""
+    return relative.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _os_message(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _snapshot_row(entry: _Entry, max_file_bytes: int) -> dict:
+    if entry.skipped is not None:
+        severity, kind, message = entry.skipped
+        marker = f"{SKIPPED_PREFIX}{severity}:{kind}:{message}"
+        return {"path": entry.relative, "size_bytes": 0, "sha256": marker, "content": None}
+    try:
+        size = entry.path.stat().st_size
+        content = entry.path.read_bytes() if size <= max_file_bytes else None
+    except OSError as exc:
+        marker = f"{SKIPPED_PREFIX}error:unreadable:{_os_message(exc)}"
+        return {"path": entry.relative, "size_bytes": 0, "sha256": marker, "content": None}
+    digest = hashlib.sha256(content).hexdigest() if content is not None else f"size:{size}"
+    return {"path": entry.relative, "size_bytes": size, "sha256": digest, "content": content}
+
+
+def _file_dates_row(entries: list[_Entry]) -> dict:
+    paths = {e.relative for e in entries}
+    dates = {}
+    for entry in entries:
+        has_sidecar = any(entry.relative + s in paths for s in SIDECAR_SUFFIXES)
+        if entry.path is None or has_sidecar or not _is_document_candidate(entry.relative):
+            continue
+        try:
+            stamp = entry.path.stat().st_mtime
+        except OSError:
+            continue
+        dates[entry.relative] = dt.datetime.fromtimestamp(stamp, dt.UTC).date().isoformat()
+    content = json.dumps(dates, sort_keys=True).encode()
+    return {
+        "path": FILE_DATES_PATH,
+        "size_bytes": len(content),
+        "sha256": hashlib.sha256(content).hexdigest(),
+        "content": content,
+    }
 
 
 # ---------------------------------------------------------------- metadata
@@ -154,6 +352,7 @@ def _collect_metadata(
     Catalog paths are relative to the catalog's folder; a sidecar overrides the catalog.
     """
     entries: dict[str, tuple[str, dict]] = {}
+    unreadable: dict[str, str] = {}
     for path, data in files.items():
         name = PurePosixPath(path).name
         if name not in CATALOG_NAMES or data is None:
@@ -181,10 +380,16 @@ def _collect_metadata(
             if not isinstance(entry, dict):
                 raise ValueError("expected a mapping")
         except (ValueError, yaml.YAMLError, UnicodeDecodeError) as exc:
-            errors.append(_error(path, "invalid_metadata", f"sidecar unreadable: {exc}"))
+            # The document is held back like one with invalid fields: its permissions are unknown.
+            message = f"sidecar {path} unreadable: {' '.join(str(exc).split())}"
+            unreadable[path.removesuffix(sidecar)] = message
             continue
         entries[path.removesuffix(sidecar)] = (path, entry)  # a sidecar overrides the catalog
     metadata: dict[str, DocumentMeta] = {}
+    for doc_path, message in unreadable.items():
+        entries.pop(doc_path, None)
+        errors.append(_error(doc_path, "invalid_metadata", message))
+        metadata[doc_path] = None  # type: ignore[assignment]  # known but unusable
     for doc_path, (source, entry) in entries.items():
         try:
             metadata[doc_path] = DocumentMeta.model_validate(entry)
@@ -197,29 +402,127 @@ def _collect_metadata(
     return metadata
 
 
-def _default_meta(path: str, config: Config) -> DocumentMeta:
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", PurePosixPath(path).with_suffix("").as_posix())
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "document"
+
+
+def default_doc_ids(paths: list[str]) -> dict[str, str]:
+    """Doc ids for files without metadata: the path without its suffix, or with it where two
+    files share that stem (report.pdf next to report.docx)."""
+    stems = {path: _slug(PurePosixPath(path).with_suffix("").as_posix()) for path in paths}
+    counts = Counter(stems.values())
+    return {path: _slug(path) if counts[stem] > 1 else stem for path, stem in stems.items()}
+
+
+def _default_meta(doc_id: str, config: Config, tier: str, date: dt.date | None) -> DocumentMeta:
+    """Metadata for a file nobody described: configured tier and groups, the file's date.
+
+    The title is left empty so the document's own title (heading, <title>, PDF title) is used.
+    """
     return DocumentMeta(
-        doc_id=stem.strip("-") or "document",
+        doc_id=doc_id,
+        version="",  # unknown, and a rendered "version 1" would be made up
         permission_set=config.default_permission_set,
-        trust_tier=config.default_trust_tier,
+        trust_tier=tier,
+        last_modified=date,
     )
+
+
+def _file_dates(files: dict[str, bytes | None]) -> dict[str, dt.date]:
+    data = files.pop(FILE_DATES_PATH, None)
+    if not data:
+        return {}
+    return {path: dt.date.fromisoformat(day) for path, day in json.loads(data).items()}
 
 
 # ---------------------------------------------------------------- parsing
 
 
-def _decode(data: bytes, encodings: list[str]) -> str:
+BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+BINARY_NUL_SHARE = 0.1  # more NUL bytes than this is binary data (or UTF-16 without a BOM)
+MAX_CONTROL_SHARE = 0.02  # control characters in decoded text beyond this: not text
+
+
+@dataclass
+class Decoded:
+    text: str
+    encoding: str
+    nul_bytes: int = 0  # stripped before decoding
+
+
+def decode_text(
+    data: bytes, encodings: Sequence[str], legacy: Sequence[str] = ("cp1252",)
+) -> Decoded:
+    """Bytes to text: a BOM, else the configured encodings, else charset-normalizer's guess.
+
+    A few NUL bytes (a botched export) are stripped; many mean binary data.
+    """
+    for bom, encoding in BOMS:
+        if data.startswith(bom):
+            try:
+                return _checked(Decoded(data.decode(encoding).lstrip("\ufeff"), encoding))
+            except UnicodeDecodeError as exc:
+                raise IngestError("undecodable_text", f"{encoding} BOM but {exc.reason}") from exc
+    nul_bytes = data.count(b"\x00")
+    if nul_bytes > len(data) * BINARY_NUL_SHARE:
+        guess = _guess(data, [])  # UTF-16/32 without a BOM is mostly NUL bytes
+        if guess is None:
+            raise IngestError("undecodable_text", f"binary data ({nul_bytes} NUL bytes), not text")
+        return _checked(guess)
+    if nul_bytes:
+        data = data.replace(b"\x00", b"")
     for encoding in encodings:
-        if encoding == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            continue  # without a BOM, UTF-16 "decodes" almost any bytes into garbage
+        try:
+            return _checked(Decoded(data.decode(encoding), encoding, nul_bytes))
+        except (UnicodeDecodeError, LookupError):
+            continue
+    guess = _guess(data, legacy)
+    if guess is None:
+        raise IngestError(
+            "undecodable_text", f"not valid {'/'.join(encodings)} and no text encoding fits"
+        )
+    return _checked(Decoded(guess.text, guess.encoding, nul_bytes))
+
+
+def _guess(data: bytes, preferred: Sequence[str]) -> Decoded | None:
+    """charset-normalizer's best guess, unless a preferred encoding reads the bytes as cleanly.
+
+    On short texts the detector cannot tell cp1252 from cp1250 / cp775 (all read 'fÃ¼r' bytes
+    without mess); the preferred legacy encoding breaks that tie, and loses to a cleaner guess
+    (cp1251 Cyrillic read as cp1252 is full of mess).
+    """
+    from charset_normalizer import from_bytes
+    from charset_normalizer.md import mess_ratio
+
+    best = from_bytes(data).best()
+    if best is None:
+        return None  # no encoding reads these bytes as text: binary data
+    guess_mess = mess_ratio(str(best), 1.0)
+    for encoding in preferred:
         try:
             text = data.decode(encoding)
-        except UnicodeDecodeError:
+        except (UnicodeDecodeError, LookupError):
             continue
-        if "\x00" not in text:
-            return text.lstrip("\ufeff")
-    raise IngestError("undecodable_text", f"not valid text in any of {encodings}")
+        if mess_ratio(text, 1.0) <= guess_mess:
+            return Decoded(text, encoding)
+    return Decoded(str(best), best.encoding)
+
+
+def _checked(decoded: Decoded) -> Decoded:
+    text = decoded.text
+    sample = text[:100_000]
+    controls = sum(1 for ch in sample if ch < " " and ch not in "\t\n\r\f\v")
+    if sample and controls > len(sample) * MAX_CONTROL_SHARE:
+        raise IngestError(
+            "undecodable_text", f"binary data: {controls} control characters, not text"
+        )
+    return decoded
 
 
 class _TableRows(HTMLParser):
@@ -261,44 +564,216 @@ def table_to_text(html: str | None, fallback: str) -> str:
     return "\n".join(lines)
 
 
-def _partition(path: str, data: bytes, config: Config) -> list[Any]:
+@dataclass
+class ParseNotes:
+    """What parsing learned besides the elements: encoding, a title, warnings."""
+
+    encoding: str | None = None
+    title_hint: str | None = None
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _text_of(data: bytes, config: Config, notes: ParseNotes) -> str:
+    decoded = decode_text(data, config.text_encodings, config.legacy_encodings)
+    notes.encoding = decoded.encoding
+    if decoded.nul_bytes:
+        notes.warnings.append(("nul_bytes_stripped", f"{decoded.nul_bytes} NUL bytes removed"))
+    if decoded.encoding.replace("_", "-").lower() not in ("utf-8", "utf-8-sig", "ascii"):
+        notes.warnings.append(("encoding_detected", f"decoded as {decoded.encoding}"))
+    if len(decoded.text) > config.max_text_chars:
+        raise IngestError(
+            "too_large",
+            f"{len(decoded.text)} characters of text exceed max_text_chars={config.max_text_chars}",
+        )
+    return decoded.text
+
+
+def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> list[Any]:
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in (".md", ".markdown"):
         from unstructured.partition.md import partition_md
 
-        return partition_md(text=_decode(data, config.text_encodings))
+        return partition_md(text=_text_of(data, config, notes))
     if suffix in (".html", ".htm"):
-        from unstructured.partition.html import partition_html
-
-        return partition_html(text=_decode(data, config.text_encodings))
+        return _partition_html(_text_of(data, config, notes), config, notes)
     if suffix == ".txt":
         from unstructured.partition.text import partition_text
 
-        return partition_text(text=_decode(data, config.text_encodings))
+        return partition_text(text=_text_of(data, config, notes))
     if suffix == ".pdf":
         from unstructured.partition.pdf import partition_pdf
 
-        _check_pdf_structure(data)
-
+        notes.title_hint = _check_pdf_structure(data, config)
         return partition_pdf(file=io.BytesIO(data), strategy=config.pdf_strategy)
     if suffix == ".docx":
         from unstructured.partition.docx import partition_docx
 
+        _check_docx_structure(data, config)
         return partition_docx(file=io.BytesIO(data))
     raise IngestError("unsupported_type", f"no parser for {suffix or 'files without suffix'}")
 
 
-def _check_pdf_structure(data: bytes) -> None:
-    """pdfminer returns no elements for a corrupt PDF; tell corrupt apart from text-less."""
+TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
+VOID_TAGS = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+BLOCK_TAGS = frozenset(
+    [
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "tr",
+        "table",
+        "section",
+        "article",
+        "br",
+        "pre",
+        "blockquote",
+    ]
+)
+
+
+def html_depth(html: str) -> int:
+    """Deepest tag nesting (void and self-closing tags do not nest)."""
+    depth = deepest = 0
+    for match in TAG_RE.finditer(html):
+        closing, tag, self_closing = match.groups()
+        if tag.lower() in VOID_TAGS or self_closing:
+            continue
+        depth = max(depth - 1, 0) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _partition_html(html: str, config: Config, notes: ParseNotes) -> list[Any]:
+    title = TITLE_RE.search(html[:65_536])
+    if title and (text := normalize_text(re.sub(r"<[^>]+>", "", title.group(1)))):
+        notes.title_hint = text[:HEADING_MAX_CHARS]
+    depth = html_depth(html)
+    if depth > config.max_html_depth:
+        # lxml stops at its own depth limit and returns no text; read the text flat instead.
+        from unstructured.partition.text import partition_text
+
+        notes.warnings.append(
+            (
+                "html_too_deep",
+                f"tags nested {depth} deep, over max_html_depth={config.max_html_depth}: "
+                "text read without its structure",
+            )
+        )
+        return partition_text(text=_flat_html_text(html))
+    from unstructured.partition.html import partition_html
+
+    return partition_html(text=html)
+
+
+class _FlatText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("script", "style", "title"):
+            self._skip += 1
+        elif tag in BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "title"):
+            self._skip = max(self._skip - 1, 0)
+        elif tag in BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def _flat_html_text(html: str) -> str:
+    parser = _FlatText()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def _check_pdf_structure(data: bytes, config: Config) -> str | None:
+    """pdfminer returns no elements for a corrupt PDF; tell corrupt apart from text-less.
+
+    Returns the PDF's own title, if it has one.
+    """
     from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
+    from pypdf.errors import FileNotDecryptedError, PyPdfError
 
     try:
-        pages = len(PdfReader(io.BytesIO(data)).pages)
-    except (PyPdfError, ValueError, OSError) as exc:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise IngestError("encrypted", "password-protected PDF: cannot read its text")
+        pages = len(reader.pages)
+        title = (reader.metadata or {}).get("/Title")
+    except FileNotDecryptedError as exc:
+        raise IngestError("encrypted", "password-protected PDF: cannot read its text") from exc
+    except (PyPdfError, ValueError, OSError, KeyError, TypeError) as exc:
         raise IngestError("parse_error", f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
     if pages == 0:
         raise IngestError("parse_error", "corrupt PDF: no pages")
+    if pages > config.max_pdf_pages:
+        limit = config.max_pdf_pages
+        raise IngestError("too_complex", f"{pages} pages exceed max_pdf_pages={limit}")
+    title = normalize_text(str(title)) if title else ""
+    return title[:HEADING_MAX_CHARS] or None
+
+
+def _check_docx_structure(data: bytes, config: Config) -> None:
+    """A .docx is a zip: refuse a non-zip and one that unpacks far beyond the size budget."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except zipfile.BadZipFile as exc:
+        raise IngestError("parse_error", f"not a .docx (not a zip archive): {exc}") from exc
+    if "word/document.xml" not in names:
+        raise IngestError("parse_error", "not a .docx: the zip has no word/document.xml")
+    if unpacked > config.max_file_bytes * 4:
+        raise IngestError(
+            "too_complex",
+            f"unpacks to {unpacked} bytes, over 4 x max_file_bytes={config.max_file_bytes}",
+        )
+
+
+def _bound_element_heuristics(max_chars: int) -> None:
+    """Cap the text unstructured's spaCy heuristics read per element (it truncates, with a log
+    line, at the model's max_length), which bounds ingestion's memory on huge paragraphs."""
+    import unstructured.nlp.tokenize as tokenize
+
+    tokenize._get_nlp().max_length = max_chars
+    logging.getLogger(tokenize.__name__).setLevel(logging.ERROR)  # the truncation is deliberate
 
 
 def _is_heading(element: Any, text: str) -> bool:
@@ -348,47 +823,71 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
         )
     if size == 0:
         raise IngestError("empty_file", "zero-byte file")
+    notes = ParseNotes()
     try:
-        elements = _partition(path, data, config)
+        elements = _partition(path, data, config, notes)
     except IngestError:
         raise
+    except RecursionError as exc:
+        raise IngestError("too_complex", "structure nested too deeply to parse") from exc
     except Exception as exc:  # parsers raise anything on corrupt input; record it, go on
         raise IngestError("parse_error", f"{type(exc).__name__}: {str(exc)[:300]}") from exc
     blocks = _blocks(elements)
+    del elements  # the element tree is the largest thing a parse holds
     if not blocks:
-        kind = "no_text" if path.lower().endswith(".pdf") else "empty_document"
-        raise IngestError(kind, "the parser found no text (scanned PDF or empty content?)")
+        if path.lower().endswith(".pdf"):
+            raise IngestError("no_text", "the PDF has no text layer (scanned images?)")
+        raise IngestError("empty_document", "the file holds no text (only markup or whitespace)")
     text = _layout(blocks)
-    return ParsedDocument(meta=meta, path=path, text=text, blocks=blocks)
+    return ParsedDocument(
+        meta=meta,
+        path=path,
+        text=text,
+        blocks=blocks,
+        encoding=notes.encoding,
+        title_hint=notes.title_hint,
+        warnings=notes.warnings,
+    )
 
 
 # ---------------------------------------------------------------- chunking
 
 
-def _pieces(blocks: list[Block]) -> list[Piece]:
-    """Sentence-sized pieces for text, whole blocks for headings and tables (never split)."""
+def _pieces(blocks: list[Block], size: int) -> list[Piece]:
+    """Sentence-sized pieces for text, whole blocks for headings and tables (never split).
+
+    A "sentence" over twice the chunk size (a run-on paragraph, a text without full stops) is
+    cut into windows at spaces, so no chunk outgrows what the retriever and evidence can use.
+    """
     pieces = []
     for block in blocks:
-        if block.kind == "text":
-            for start, end in sentence_spans(block.text):
-                pieces.append(
-                    Piece(
-                        block.start + start,
-                        block.start + end,
-                        block.section_path,
-                        block.page,
-                        "text",
-                    )
-                )
-        else:
+        if block.kind != "text":
             pieces.append(Piece(block.start, block.end, block.section_path, block.page, block.kind))
+            continue
+        for start, end in sentence_spans(block.text):
+            for a, b in _windows(block.text, start, end, size):
+                pieces.append(
+                    Piece(block.start + a, block.start + b, block.section_path, block.page, "text")
+                )
     return pieces
+
+
+def _windows(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    if end - start <= 2 * size:
+        return [(start, end)]
+    windows = []
+    while end - start > size:
+        cut = text.rfind(" ", start + size // 2, start + size)
+        cut = cut if cut > start else start + size
+        windows.append((start, cut))
+        start = cut + 1 if text[cut : cut + 1] == " " else cut
+    return windows + ([(start, end)] if end > start else [])
 
 
 def chunk_spans(blocks: list[Block], size: int, overlap: int) -> list[list[Piece]]:
     chunks: list[list[Piece]] = []
     current: list[Piece] = []
-    for piece in _pieces(blocks):
+    for piece in _pieces(blocks, size):
         if current and _must_close(current, piece, size):
             chunks.append(current)
             continues = (
@@ -439,20 +938,92 @@ def _digest(text: str) -> str:
 
 
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
+    outcome = _ingest(inputs["corpus_files"], config)
+    return {
+        "documents": contracts.from_rows(outcome.documents, "documents"),
+        "chunks": contracts.from_rows(outcome.chunks, "chunks"),
+        "ingestion_errors": contracts.from_rows(outcome.errors, "ingestion_errors"),
+    }
+
+
+@dataclass
+class _Outcome:
+    documents: list[dict]
+    chunks: list[dict]
+    errors: list[dict]
+    encodings: dict[str, str | None]  # document path -> the encoding its text was read in
+    paths: list[str]  # every entry of the snapshot, in order
+
+
+def check(corpus_files: pa.Table, config: Config) -> list[dict]:
+    """The dry run behind `grounding ingest --check`: per file, what ingestion would make of it.
+
+    One row per entry of the snapshot: `ingested` with the document's metadata, encoding and
+    chunk count, or `not ingested` with the reason; warnings are listed either way.
+    """
+    outcome = _ingest(corpus_files, config)
+    documents = {d["path"]: d for d in outcome.documents}
+    chunk_counts: dict[str, int] = {}
+    for chunk in outcome.chunks:
+        path = chunk["source_id"].removeprefix("file:")
+        chunk_counts[path] = chunk_counts.get(path, 0) + 1
+    problems: dict[str, list[dict]] = {}
+    for error in outcome.errors:
+        problems.setdefault(error["path"], []).append(error)
+    rows = []
+    for path in [p for p in outcome.paths if p != FILE_DATES_PATH] + sorted(
+        set(problems) - set(outcome.paths)
+    ):
+        document = documents.get(path)
+        errors = [e for e in problems.get(path, []) if e["severity"] == "error"]
+        rows.append(
+            {
+                "path": path,
+                "ingested": document is not None,
+                "doc_id": document and document["doc_id"],
+                "title": document and document["title"],
+                "trust_tier": document and document["trust_tier"],
+                "permission_set": document and document["permission_set"],
+                "date": document and (document["last_modified"] or document["published_at"]),
+                "encoding": outcome.encodings.get(path),
+                "chunks": chunk_counts.get(path, 0),
+                "error_kind": errors[0]["error_kind"] if errors else None,
+                "reason": "; ".join(e["message"] for e in errors) or None,
+                "warnings": [
+                    f"{e['error_kind']}: {e['message']}"
+                    for e in problems.get(path, [])
+                    if e["severity"] != "error"
+                ],
+            }
+        )
+    return rows
+
+
+def _ingest(table: pa.Table, config: Config) -> _Outcome:
     patch_unstructured_spacy()
-    table = inputs["corpus_files"]
-    files = dict(
-        zip(table.column("path").to_pylist(), table.column("content").to_pylist(), strict=True)
-    )
-    sizes = dict(
-        zip(table.column("path").to_pylist(), table.column("size_bytes").to_pylist(), strict=True)
-    )
+    _bound_element_heuristics(config.max_element_chars)
+    paths = table.column("path").to_pylist()
+    files = dict(zip(paths, table.column("content").to_pylist(), strict=True))
+    sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
+    markers = dict(zip(paths, table.column("sha256").to_pylist(), strict=True))
+    dates = _file_dates(files)
+    encodings: dict[str, str | None] = {}
     errors: list[dict] = []
+    for path, marker in markers.items():
+        if marker.startswith(SKIPPED_PREFIX):
+            severity, kind, message = marker.removeprefix(SKIPPED_PREFIX).split(":", 2)
+            errors.append(_error(path, kind, message, severity))
+            files.pop(path)
     metadata = _collect_metadata(files, errors)
+    has_catalog = any(PurePosixPath(p).name in CATALOG_NAMES for p in files)
+    default_ids = default_doc_ids([p for p in files if _is_document_candidate(p)])
     indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
     documents, chunks, seen_ids = [], [], set()
-    document_paths = [p for p in files if _is_document_candidate(p)]
-    for path in progress.track(document_paths, "parsing documents"):
+    for path in progress.track(list(files), "parsing documents"):
+        if not _is_document_candidate(path):
+            if not _is_metadata_file(path):
+                errors.append(_error(path, "skipped", _SKIPPED_NAME_REASON, "warning"))
+            continue
         if not path.lower().endswith(DOCUMENT_SUFFIXES):
             suffix = PurePosixPath(path).suffix or "no suffix"
             errors.append(_error(path, "unsupported_type", f"no parser for {suffix}"))
@@ -461,15 +1032,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             continue  # invalid metadata was already recorded; without it permissions are unknown
         meta = metadata.get(path)
         if meta is None:
-            meta = _default_meta(path, config)
-            errors.append(
-                _error(
-                    path,
-                    "missing_metadata",
-                    "no catalog entry or sidecar: defaults used",
-                    "warning",
-                )
-            )
+            tier = config.unlisted_trust_tier if has_catalog else config.default_trust_tier
+            meta = _default_meta(default_ids[path], config, tier, dates.get(path))
+            default_warnings = [("missing_metadata", _defaults_message(meta, has_catalog))]
+        else:
+            default_warnings = []
         if meta.doc_id in seen_ids:
             errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
             continue
@@ -478,29 +1045,48 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         except IngestError as exc:
             errors.append(_error(path, exc.kind, str(exc)))
             continue
+        warnings = default_warnings + parsed.warnings
+        errors.extend(_error(path, kind, message, "warning") for kind, message in warnings)
         seen_ids.add(meta.doc_id)
+        encodings[path] = parsed.encoding
         documents.append(_document_row(parsed, indexed_at))
         chunks.extend(_chunk_rows(parsed, config, indexed_at))
     for doc_path in sorted(set(metadata) - set(files)):
         errors.append(_error(doc_path, "missing_file", "listed in the catalog but not found"))
-    return {
-        "documents": contracts.from_rows(documents, "documents"),
-        "chunks": contracts.from_rows(chunks, "chunks"),
-        "ingestion_errors": contracts.from_rows(errors, "ingestion_errors"),
-    }
+    return _Outcome(documents, chunks, errors, encodings, paths)
+
+
+_SKIPPED_NAME_REASON = "README and LICENSE files describe the folder; not ingested"
+
+
+def _defaults_message(meta: DocumentMeta, has_catalog: bool) -> str:
+    where = "not listed in the catalog" if has_catalog else "no catalog.yaml or sidecar"
+    dated = meta.last_modified.isoformat() if meta.last_modified else "none"
+    return (
+        f"{where}: defaults used (tier {meta.trust_tier}, permission "
+        f"{', '.join(meta.permission_set)}, date {dated} from the file, title from the document)"
+    )
+
+
+def _is_metadata_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return name in CATALOG_NAMES or any(path.endswith(s) for s in SIDECAR_SUFFIXES)
 
 
 def _is_document_candidate(path: str) -> bool:
-    name = PurePosixPath(path).name
-    if name in CATALOG_NAMES or any(path.endswith(s) for s in SIDECAR_SUFFIXES):
+    if _is_metadata_file(path):
         return False
-    return name.lower() not in ("readme.md", "license", "license.txt")
+    return PurePosixPath(path).name.lower() not in ("readme.md", "license", "license.txt")
 
 
 def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
     meta = parsed.meta
-    title = meta.title or next(
-        (b.text for b in parsed.blocks if b.kind == "heading"), Path(parsed.path).stem
+    title = (
+        meta.title
+        or parsed.title_hint
+        or next((b.text for b in parsed.blocks if b.kind == "heading"), None)
+        or _first_line(parsed.text)
+        or Path(parsed.path).stem
     )
     return {
         "source_id": f"file:{parsed.path}",
@@ -520,6 +1106,12 @@ def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
         "text": parsed.text,
         "content_hash": _digest(parsed.text),
     }
+
+
+def _first_line(text: str) -> str | None:
+    """A plain-text document's first line, when it is short enough to be its title."""
+    line = text.strip().split("\n", 1)[0].strip()
+    return line if 0 < len(line) <= HEADING_MAX_CHARS and any(c.isalpha() for c in line) else None
 
 
 def _chunk_rows(parsed: ParsedDocument, config: Config, indexed_at: dt.datetime) -> list[dict]:

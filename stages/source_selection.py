@@ -13,7 +13,7 @@ the recorded reason is the first rule that excluded a document:
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -149,3 +149,60 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 }
             )
     return {"eligibility": contracts.from_rows(rows, "eligibility")}
+
+
+# ---------------------------------------------------------------- explaining an empty selection
+
+RULE_WORDS = {
+    "permission": "not readable by the asking principal",
+    "superseded": "superseded by a newer version",
+    "freshness": "outside the freshness window",
+    "conflict": "set aside by the conflict policy",
+}
+
+
+def no_eligible_sources(
+    eligibility: list[dict],
+    documents: list[dict],
+    defaulted: set[str] = frozenset(),
+    question_ids: list[str] | None = None,
+) -> str | None:
+    """Why questions had no eligible source at all, in one line; None when every one had some.
+
+    `defaulted` holds the doc ids whose metadata were defaults (no catalog entry), so a user
+    learns that the defaults, not the retriever, left nothing to answer from.
+    """
+    rows_by_question: dict[str, list[dict]] = defaultdict(list)
+    for row in eligibility:
+        rows_by_question[row["question_id"]].append(row)
+    asked = question_ids if question_ids is not None else list(rows_by_question)
+    empty = [q for q in asked if not any(r["eligible"] for r in rows_by_question.get(q, []))]
+    if not empty:
+        return None
+    head = f"no eligible sources for {len(empty)} of {len(asked)} questions"
+    if not documents:
+        return f"{head}: the corpus has no ingested documents"
+    rules: dict[str, Counter] = defaultdict(Counter)
+    for question_id in empty:
+        for row in rows_by_question.get(question_id, []):
+            rules[row["doc_id"]][row["rule"]] += 1
+    tiers = {d["doc_id"]: d["trust_tier"] for d in documents}
+    causes: Counter = Counter()
+    for doc_id, counts in rules.items():
+        rule = counts.most_common(1)[0][0]
+        if rule == "min_tier":
+            how = "defaulted to" if doc_id in defaulted else "at"
+            causes[f"{how} tier {tiers.get(doc_id)}, below the query type's minimum tier"] += 1
+        else:
+            causes[RULE_WORDS.get(rule, rule or "excluded")] += 1
+    parts = [f"{n} document{'s' * (n != 1)} {cause}" for cause, n in causes.most_common()]
+    return f"{head}: {'; '.join(parts)}"
+
+
+def accepting_query_types(config: Config, tier: str) -> set[str]:
+    """The query types whose minimum tier lets a document of `tier` be cited."""
+    return {
+        name
+        for name, policy in config.query_types.items()
+        if _tier_rank(config, tier) <= _tier_rank(config, policy.min_tier)
+    }

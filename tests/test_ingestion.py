@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ BAD_FILES = {
     "zero.md": (b"", "empty_file"),
     "blank.txt": (b"   \n\n  \n", "empty_document"),
     "notes.xyz": (b"some text in an unknown format", "unsupported_type"),
-    "latin1.txt": ("Preis: 49 \u20ac f\u00fcr M\u00fcller".encode("cp1252"), "undecodable_text"),
+    "binary.txt": (bytes(range(256)) * 4, "undecodable_text"),
     "scanned.pdf": (_blank_pdf(), "no_text"),
     "huge.md": (b"# Big\n\n" + b"word " * 5000, "too_large"),
 }
@@ -201,6 +202,37 @@ def test_a_file_without_metadata_is_ingested_with_a_warning(tmp_path):
         ("orphan.md", "missing_metadata", "warning")
     ]
     assert outputs["documents"].to_pylist()[0]["trust_tier"] == "untrusted"
+
+
+def test_a_folder_without_any_catalog_gets_citable_defaults_and_file_dates(tmp_path):
+    (tmp_path / "notes.md").write_bytes(b"# Team notes\n\nThe review happens every March.")
+    os.utime(tmp_path / "notes.md", (1_700_000_000, 1_700_000_000))  # 2023-11-14 UTC
+    outputs = ingestion.run(
+        {"corpus_files": ingestion.snapshot_corpus(tmp_path)}, ingestion.Config()
+    )
+    [document] = outputs["documents"].to_pylist()
+    assert document["trust_tier"] == ingestion.Config().default_trust_tier == "verified"
+    assert document["title"] == "Team notes"
+    assert document["last_modified"].isoformat() == "2023-11-14"
+    [warning] = outputs["ingestion_errors"].to_pylist()
+    assert warning["error_kind"] == "missing_metadata" and "tier verified" in warning["message"]
+
+
+def test_a_catalogued_corpus_snapshot_does_not_follow_file_dates(tmp_path):
+    root = _corpus(tmp_path, {"a.md": b"# A\n\nSome content here."}, [_entry("a.md")])
+    before = ingestion.snapshot_corpus(root)
+    os.utime(root / "a.md", (1_000_000_000, 1_000_000_000))
+    assert ingestion.snapshot_corpus(root).equals(before)  # same rows, so the same cache key
+    assert ingestion.FILE_DATES_PATH not in before.column("path").to_pylist()
+
+
+def test_cp1252_text_is_decoded_and_the_encoding_recorded(tmp_path):
+    latin = "Preis: 49 \u20ac f\u00fcr M\u00fcller".encode("cp1252")
+    root = _corpus(tmp_path, {"latin1.txt": latin}, [_entry("latin1.txt")])
+    outputs = ingestion.run({"corpus_files": ingestion.snapshot_corpus(root)}, ingestion.Config())
+    assert "49 \u20ac f\u00fcr M\u00fcller" in outputs["documents"].to_pylist()[0]["text"]
+    [row] = outputs["ingestion_errors"].to_pylist()
+    assert (row["error_kind"], row["message"]) == ("encoding_detected", "decoded as cp1252")
 
 
 def test_catalog_entry_without_file_is_reported(tmp_path):

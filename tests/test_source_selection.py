@@ -425,3 +425,52 @@ def test_empty_documents_yield_empty_eligibility():
     )["eligibility"]
     assert out.num_rows == 0
     assert out.schema == contracts.schema_of("eligibility")
+
+
+# --- explaining an empty selection --------------------------------------------------------------
+
+
+def _explain(docs: list[dict], questions: list[dict], defaulted: set[str] = frozenset()):
+    rows = list(select(docs, questions, config()).values())
+    return source_selection.no_eligible_sources(rows, docs, defaulted)
+
+
+def test_no_warning_while_every_question_has_an_eligible_source():
+    assert _explain([doc("a")], [question("q1")]) is None
+
+
+def test_defaulted_untrusted_documents_are_named_as_the_cause():
+    docs = [doc(f"d{i}", trust_tier="untrusted") for i in range(3)]
+    message = _explain(docs, [question("q1"), question("q2")], {"d0", "d1"})
+    assert message == (
+        "no eligible sources for 2 of 2 questions: 2 documents defaulted to tier untrusted, "
+        "below the query type's minimum tier; 1 document at tier untrusted, below the query "
+        "type's minimum tier"
+    )
+
+
+def test_only_the_questions_left_without_sources_are_counted():
+    docs = [doc("public"), doc("hr-only", permission_set=["hr"])]
+    questions = [question("q1", principal="employee"), question("q2", principal="nobody")]
+    message = _explain(docs, questions)
+    assert message == (
+        "no eligible sources for 1 of 2 questions: 2 documents not readable by the asking principal"
+    )
+
+
+def test_an_empty_corpus_is_named_as_the_cause():
+    message = source_selection.no_eligible_sources([], [], question_ids=["q1"])
+    assert (
+        message == "no eligible sources for 1 of 1 questions: the corpus has no ingested documents"
+    )
+
+
+def test_accepting_query_types_follow_the_minimum_tiers():
+    cfg = config()
+    assert source_selection.accepting_query_types(cfg, "verified") == {
+        "default",
+        "general",
+        "pricing",
+    }
+    assert source_selection.accepting_query_types(cfg, "community") == {"default", "general"}
+    assert source_selection.accepting_query_types(cfg, "untrusted") == set()

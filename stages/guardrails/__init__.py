@@ -48,7 +48,7 @@ from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -331,7 +331,7 @@ def check(
     hard = []
     if attribution["status"] == "blocked":
         hard.append(attribution["blocked_reason"] or "attribution blocked the answer")
-    if follows_injection(answer, texts):
+    if follows_injection(answer, texts) and not _question_is_the_only_instruction(question, texts):
         hard.append("answer repeats an instruction found in a document")
     elif any("instruction" in r for c in claims for r in c["reasons"]):
         hard.append("answer rests on a document that contains an instruction")
@@ -402,6 +402,12 @@ def _probe(
     return consistency.probe_claim(
         text, question, spans, client, config.consistency_probes, config.min_agreement, answer
     )
+
+
+def _question_is_the_only_instruction(question: str, texts: list[str]) -> bool:
+    """An instruction in the user's own question is data: echoing it blames no document."""
+    has_instruction = groundedness.INJECTION_RE.search
+    return bool(has_instruction(question)) and not any(has_instruction(t) for t in texts)
 
 
 def check_versions(config: Config) -> list[str]:

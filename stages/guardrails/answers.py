@@ -28,7 +28,7 @@ FINAL_STATUSES = ("answered", "refused", "blocked")
 
 def _failure_mode(reasons: list[str], action: str) -> str:
     text = " ".join(reasons)
-    if "instruction" in text:
+    if "instruction found in a document" in text or "document that contains an instruction" in text:
         return "a source contained instructions, which are not followed"
     if "technical error" in text:
         return "a technical problem prevented checking it against the sources"
