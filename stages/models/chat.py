@@ -31,6 +31,7 @@ from stages.models.errors import LLMError
 from stages.models.files import PACKAGED_MODEL_SHA256, model_id_for, verify_gguf
 from stages.models.settings import LLMSettings
 
+
 @dataclass
 class Completion:
     text: str
