@@ -504,7 +504,7 @@ def test_the_question_alone_holding_an_instruction_is_no_document_injection():
     assert not guardrails._question_is_the_only_instruction(INSTRUCTION_QUESTION, [injected])
     assert not guardrails._question_is_the_only_instruction("What is the price?", [source_text])
     reasons = ["weakest claim scores 0.20 < 0.85"]
-    assert "instructions" not in guardrails._failure_mode(reasons, "block")
+    assert "instructions" not in guardrails.answers._failure_mode(reasons, "block")
 
 
 # ---------------------------------------------------------------- grounding ingest --check
