@@ -7,12 +7,13 @@ when the model is loaded, so a missing or corrupt file is a `PairModelError`, ne
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+
+from stages.models.files import file_sha256
 
 BATCH = 64
 MAX_LENGTH = 128
@@ -29,14 +30,6 @@ def pair_text(sentence: str, title: str, previous: str) -> str:
     return f"{text} | {previous}" if previous else text
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class OnnxPairScorer:
     """Scores (question, passage) pairs; results are memoised per (question, passage)."""
 
@@ -45,7 +38,8 @@ class OnnxPairScorer:
         model_file = self.model_dir / "model.onnx"
         try:
             expected = (self.model_dir / "model.onnx.sha256").read_text().split()[0]
-            self.sha256 = file_sha256(model_file)
+            # read the bytes every load: a sidecar cache would hide a corrupted file
+            self.sha256 = file_sha256(model_file, use_sidecar=False)
         except (OSError, IndexError) as exc:
             raise PairModelError(f"pair model unreadable at {self.model_dir}: {exc}") from exc
         if self.sha256 != expected:
@@ -121,7 +115,8 @@ _LOAD_LOCK = threading.Lock()
 
 
 def load(model_dir: str | Path) -> OnnxPairScorer:
-    """One scorer per model directory and file hash: a changed file is reloaded, never reused."""
+    """One scorer per model directory and file mtime: a replaced file is reloaded (and its sha256
+    checked again), never reused."""
     path = Path(model_dir).resolve()
     try:
         key = (str(path), (path / "model.onnx").stat().st_mtime_ns.__str__())
