@@ -160,7 +160,7 @@ def run(
 ) -> None:
     """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
     from flows.executor import QuestionError, load_questions
-    from flows.runs import new_run_id, summarize, write_run
+    from flows.runs import new_run_id, selection_warnings, summarize, write_run
 
     settings = _load(config, set_)
     if corpus:
@@ -174,7 +174,7 @@ def run(
     result, seconds = _run_pipeline(settings, table.to_pylist(), progress)
     store = settings.artifact_store()
     summary = summarize(result, store, seconds)
-    summary["warnings"] = _selection_warnings(result, store)
+    summary["warnings"] = selection_warnings(result, store)
     run_id = new_run_id(result)
     run_dir = write_run(settings.runs_dir, run_id, result, store, summary)
     console.print(_summary_table(summary))
@@ -188,26 +188,6 @@ def run(
     for warning in summary["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"wrote {run_dir}")
-
-
-def _selection_warnings(result, store, question_ids: list[str] | None = None) -> list[str]:
-    """Say so when questions had no eligible source at all, and why (e.g. defaulted tiers)."""
-    from stages.source_selection import no_eligible_sources
-
-    ingestion_ref = result.refs["ingestion"]
-    documents = store.read_table(ingestion_ref, "documents").select(
-        ["doc_id", "path", "trust_tier"]
-    )
-    errors = store.read_table(ingestion_ref, "ingestion_errors").to_pylist()
-    defaulted_paths = {e["path"] for e in errors if e["error_kind"] == "missing_metadata"}
-    documents = documents.to_pylist()
-    defaulted = {d["doc_id"] for d in documents if d["path"] in defaulted_paths}
-    eligibility = store.read_table(result.refs["source_selection"], "eligibility")
-    columns = ["question_id", "doc_id", "eligible", "rule"]
-    message = no_eligible_sources(
-        eligibility.select(columns).to_pylist(), documents, defaulted, question_ids
-    )
-    return [message] if message else []
 
 
 @app.command()
@@ -224,6 +204,8 @@ def ask(
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = False,
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
+    from flows.runs import selection_warnings
+
     settings = _load(config, set_)
     record = {
         "question_id": "ask",
@@ -248,7 +230,7 @@ def ask(
             f"missing: {answer['missing']}"
         )
         store = settings.artifact_store()
-        for warning in _selection_warnings(result, store, [record["question_id"]]):
+        for warning in selection_warnings(result, store, [record["question_id"]]):
             console.print(f"  [yellow]warning:[/yellow] {warning}")
     sys.exit(0)
 

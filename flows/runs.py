@@ -61,6 +61,50 @@ def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float)
     }
 
 
+def _no_source_inputs(result: PipelineResult, store: ArtifactStore):
+    """Eligibility rows, documents and the doc ids whose metadata were defaults (no catalog)."""
+    ingestion_ref = result.refs["ingestion"]
+    documents = store.read_table(ingestion_ref, "documents").select(
+        ["doc_id", "path", "trust_tier"]
+    )
+    errors = store.read_table(ingestion_ref, "ingestion_errors").to_pylist()
+    defaulted_paths = {e["path"] for e in errors if e["error_kind"] == "missing_metadata"}
+    documents = documents.to_pylist()
+    defaulted = {d["doc_id"] for d in documents if d["path"] in defaulted_paths}
+    eligibility = store.read_table(result.refs["source_selection"], "eligibility")
+    rows = eligibility.select(["question_id", "doc_id", "eligible", "rule"]).to_pylist()
+    return rows, documents, defaulted
+
+
+def selection_warnings(
+    result: PipelineResult, store: ArtifactStore, question_ids: list[str] | None = None
+) -> list[str]:
+    """Say so when questions had no eligible source at all, and why (e.g. defaulted tiers)."""
+    from stages.source_selection import no_eligible_sources
+
+    rows, documents, defaulted = _no_source_inputs(result, store)
+    message = no_eligible_sources(rows, documents, defaulted, question_ids)
+    return [message] if message else []
+
+
+def question_warnings(result: PipelineResult, store: ArtifactStore) -> list[str | None]:
+    """Per final answer, in its order: why its question had no eligible source, else None.
+
+    A refusal for "no evidence" then tells a user that, for example, every document defaulted to
+    a trust tier no query type accepts, instead of looking like a broken retriever.
+    """
+    from stages.source_selection import no_eligible_sources
+
+    rows, documents, defaulted = _no_source_inputs(result, store)
+    by_question: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_question[row["question_id"]].append(row)
+    return [
+        no_eligible_sources(by_question.get(qid, []), documents, defaulted, [qid])
+        for qid in result.final_answers.column("question_id").to_pylist()
+    ]
+
+
 def _grouped(table: pa.Table, limit_per_pool: int | None = None) -> dict[str, list[dict]]:
     if limit_per_pool and "rank" in table.column_names:  # filter in Arrow, before Python rows
         table = table.filter(pc.less_equal(table["rank"], limit_per_pool))
@@ -134,9 +178,9 @@ def write_run(
     tmp.mkdir(parents=True)
     try:
         run_column = pa.array([run_id] * result.final_answers.num_rows, pa.string())
-        pq.write_table(
-            result.final_answers.add_column(0, "run_id", run_column), tmp / "answers.parquet"
-        )
+        warnings = pa.array(question_warnings(result, store), pa.string())
+        answers = result.final_answers.add_column(0, "run_id", run_column)
+        pq.write_table(answers.append_column("warning", warnings), tmp / "answers.parquet")
         report_column = pa.array([run_id] * result.reports.num_rows, pa.string())
         pq.write_table(
             result.reports.add_column(0, "run_id", report_column), tmp / "reports.parquet"

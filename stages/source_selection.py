@@ -179,7 +179,9 @@ def no_eligible_sources(
     empty = [q for q in asked if not any(r["eligible"] for r in rows_by_question.get(q, []))]
     if not empty:
         return None
-    head = f"no eligible sources for {len(empty)} of {len(asked)} questions"
+    head = "no eligible sources"
+    if len(asked) > 1:
+        head += f" for {len(empty)} of {len(asked)} questions"
     if not documents:
         return f"{head}: the corpus has no ingested documents"
     rules: dict[str, Counter] = defaultdict(Counter)

@@ -405,7 +405,7 @@ def test_an_ineligible_corpus_is_explained_not_silent():
         eligibility, documents, {d["doc_id"] for d in documents}
     )
     assert message == (
-        "no eligible sources for 1 of 1 questions: 12 documents defaulted to tier untrusted, "
+        "no eligible sources: 12 documents defaulted to tier untrusted, "
         "below the query type's minimum tier"
     )
     eligibility[0]["eligible"] = True
@@ -505,6 +505,36 @@ def test_the_question_alone_holding_an_instruction_is_no_document_injection():
     assert not guardrails._question_is_the_only_instruction("What is the price?", [source_text])
     reasons = ["weakest claim scores 0.20 < 0.85"]
     assert "instructions" not in guardrails.answers._failure_mode(reasons, "block")
+
+
+def test_a_refusal_row_says_when_the_defaults_left_no_eligible_source(tmp_path):
+    """answers.parquet itself, not only the run summary, tells why nothing could be cited."""
+    import shutil
+
+    import pyarrow.parquet as pq
+    from conftest import load_test_config
+
+    from flows.pipeline import questions_table, run_stages
+    from flows.runs import summarize, write_run
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("price-list-2026.md", "release-notes-2026.txt"):
+        shutil.copy(SAMPLE_DOCS / GOOD_FILES[name], corpus / name)
+    config = load_test_config(
+        tmp_path, corpus=corpus, **{"ingestion.default_trust_tier": "untrusted"}
+    )
+    question = {"question_id": "q1", "question": "How much does the Enterprise plan cost?"}
+    table = questions_table([question], config.default_principal, "pricing")
+    result = run_stages(config, table)
+    store = config.artifact_store()
+    run_dir = write_run(tmp_path / "runs", "r1", result, store, summarize(result, store, 1.0))
+    row = pq.read_table(run_dir / "answers.parquet").to_pylist()[0]
+    assert row["status"] == "refused"
+    assert row["warning"] == (
+        "no eligible sources: 2 documents defaulted to tier untrusted, below the query type's "
+        "minimum tier"
+    )
 
 
 # ---------------------------------------------------------------- grounding ingest --check
