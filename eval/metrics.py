@@ -14,17 +14,17 @@ rows `eval/scoring.py` builds from a run.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 import warnings
 from typing import Any
 
+from stages.common.text import strip_markers
+
 AXES = ("retrieval", "generation", "end_to_end", "guardrail", "cost")
-MARKER_RE = re.compile(r"\s*\[E\d+\]")
 
 
 def normalize_answer(text: str | None) -> str:
-    text = MARKER_RE.sub("", unicodedata.normalize("NFKC", text or ""))
+    text = strip_markers(unicodedata.normalize("NFKC", text or ""))
     text = text.replace("’", "'").replace("–", "-").replace("—", "-")
     return " ".join(text.casefold().split())
 
@@ -201,6 +201,14 @@ def generation_axis(gold_evidence_rows: list[dict], n_answerable: int) -> dict[s
     }
 
 
+def truthfulness(rows: list[dict]) -> float | None:
+    """CRAG scoring, mean over questions: +1 a correct answer, 0 no answer (refused or blocked),
+    -1 a wrong answer (an answer without a gold answer, or any answer where refusal was expected).
+    Unlike accuracy it makes a wrong answer cost more than an honest refusal."""
+    scores = [0 if r["status"] != "answered" else (1 if r["correct"] else -1) for r in rows]
+    return _mean(scores)
+
+
 def end_to_end_axis(rows: list[dict]) -> dict[str, Any]:
     """The final answers as a user sees them."""
     expected_answer = [r for r in rows if r["expected_behavior"] == "answer"]
@@ -233,6 +241,13 @@ def end_to_end_axis(rows: list[dict]) -> dict[str, Any]:
         ),
         "answered_rate": _rate(len(answered), len(rows)),
         "outcome_accuracy": _mean([r["outcome_correct"] for r in rows]),
+        "truthfulness": truthfulness(rows),
+        # answerable questions left without an answer (refused or blocked): the cost of caution
+        "over_refusal_rate": _mean([r["status"] != "answered" for r in expected_answer]),
+        # questions about topics absent from the corpus (cross-topic sets) that were not answered
+        "out_of_corpus_refused": _mean(
+            [r["status"] != "answered" for r in rows if r["category"] == "out_of_corpus"]
+        ),
     }
 
 

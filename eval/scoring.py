@@ -8,7 +8,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.answer_format import FINAL_STATUSES, final_answer_problems
 from eval.gold_evidence import run_with_gold_evidence
 from eval.metrics import (
     contains_all,
@@ -21,6 +20,7 @@ from eval.metrics import (
     retrieval_axis,
 )
 from eval.sets import EvalSet
+from stages.contracts import FINAL_STATUSES, final_answer_problems
 
 
 @dataclass

@@ -2,11 +2,12 @@
 
 The evaluation itself lives beside the eval sets, in the `eval` package: `eval/sets.py` (load
 and verify a frozen set), `eval/scoring.py` and `eval/metrics.py` (per-question rows, one metric
-function per axis), `eval/gold_evidence.py` (generation with perfect retrieval),
-`eval/answer_format.py` (the format check), `eval/gate.py` (baselines and tolerances) and
-`eval/report.py` (the HTML report). This module runs the stages on a set, then wires those
-together: `--gate` compares with `eval/baseline/<set>.json` using the per-axis tolerances in
-`eval/gate.yaml`; `--promote` writes a new baseline after a passing gate.
+function per axis; the format check is `stages.contracts.final_answer_problems`, the same one
+the guardrails gate applies), `eval/gold_evidence.py` (generation with perfect retrieval),
+`eval/gate.py` (baselines and tolerances) and `eval/report.py` (the HTML report). This module
+runs the stages on a set, then wires those together: `--gate` compares with
+`eval/baseline/<set>.json` using the per-axis tolerances in `eval/gate.yaml`; `--promote` writes a
+new baseline after a passing gate.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ the way a reader can check it: "According to <title> (<section>, p. <page>, vers
 from __future__ import annotations
 
 import logging
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -18,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stages import contracts
 from stages.common.logs import question_scope
-from stages.common.text import cited_sentences
+from stages.common.text import MARKER_RE, cited_sentences
 
 NAME = "attribution"
 VERSION = "1.1.0"
@@ -27,7 +26,6 @@ INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question
 log = logging.getLogger(__name__)
 
-MARKER_RE = re.compile(r"\[(E\d+)\]")
 CITATION_FIELDS = [f.name for f in contracts.CITATION]
 
 

@@ -12,6 +12,8 @@ import hashlib
 
 import pyarrow as pa
 
+from stages.common.text import MARKER_RE
+
 STRING_LIST = pa.list_(pa.string())
 
 CITATION = pa.struct(
@@ -348,6 +350,61 @@ SCHEMAS: dict[str, pa.Schema] = {
 
 class ContractError(ValueError):
     """A table does not match its contract."""
+
+
+# The output contract beyond its Arrow types: the values a `final_answers` row may take. The
+# guardrails gate blocks a row that breaks it and the eval's format_compliance axis counts it,
+# both through `final_answer_problems`.
+FINAL_STATUSES = ("answered", "refused", "blocked")
+GATE_ACTIONS = ("emit", "revise", "block")
+REFUSAL_REASONS = (
+    "insufficient_evidence",
+    "no_permission",
+    "stale_only",
+    "conflicting_sources",
+    "technical_error",
+)
+
+
+def final_answer_problems(answer: dict) -> list[str]:
+    """Why a `final_answers` row breaks the output contract, one message per rule (empty: it
+    complies)."""
+    status = answer.get("status")
+    problems = []
+    if status not in FINAL_STATUSES:
+        problems.append(f"unknown status {status!r}")
+    if answer.get("action") not in GATE_ACTIONS:
+        problems.append(f"unknown action {answer.get('action')!r}")
+    if status == "answered":
+        problems += _answered_problems(answer)
+    elif status in ("refused", "blocked") and answer.get("answer"):
+        problems.append(f"a {status} answer carries answer text")
+    if status == "refused" and answer.get("refusal_reason") not in REFUSAL_REASONS:
+        problems.append(f"unknown refusal_reason {answer.get('refusal_reason')!r}")
+    try:
+        from_rows([answer], "final_answers")
+    except ContractError as exc:
+        problems.append(str(exc))
+    return problems
+
+
+def _answered_problems(answer: dict) -> list[str]:
+    citations = answer.get("citations") or []
+    problems = []
+    if not (answer.get("answer") or "").strip():
+        problems.append("answered without an answer")
+    if not citations:
+        problems.append("answered without citations")
+    markers = set(MARKER_RE.findall(answer.get("answer") or ""))
+    cited = {c.get("evidence_id") for c in citations}
+    if markers - cited:
+        problems.append(f"markers without a citation: {sorted(markers - cited)}")
+    for c in citations:
+        if not c.get("doc_id") or c.get("char_start") is None or c.get("char_end") is None:
+            problems.append("citation without doc_id or offsets")
+        elif c["char_start"] >= c["char_end"]:
+            problems.append("citation with an empty span")
+    return problems
 
 
 def schema_of(name: str) -> pa.Schema:

@@ -62,13 +62,7 @@ PER_QUESTION = True  # cached and batched per question
 TOOL = "generate_answer"
 PROMPT_VERSION = "2"
 
-REFUSAL_REASONS = (
-    "insufficient_evidence",
-    "no_permission",
-    "stale_only",
-    "conflicting_sources",
-    "technical_error",
-)
+REFUSAL_REASONS = contracts.REFUSAL_REASONS
 STATE_INSTRUCTIONS = {
     "success": "Answer only from the evidence. Cite an evidence id for every claim.",
     "low_relevance": "The evidence is only partly relevant: answer with a caveat, or refuse.",

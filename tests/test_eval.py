@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from eval import metrics as eval_metrics
-from eval.answer_format import final_answer_problems
 from eval.gate import GateFailure, compare
 from eval.sets import EvalSetError, verify_set
 from flows import evaluation as ev
+from stages.contracts import final_answer_problems
 from tests.conftest import ROOT
 
 DEGRADED = {"retrieval.top_k": 1, "rerank.top_n": 1}
@@ -133,6 +133,9 @@ def test_end_to_end_and_generation_axes_on_hand_made_rows():
     assert axis["permission_leaks"] == 1
     assert axis["outcome_accuracy"] == pytest.approx(0.5)
     assert axis["refusal_reason_accuracy"] == pytest.approx(0.0)
+    assert axis["truthfulness"] == pytest.approx(0.0)  # (+1 + 0 - 1 + 0) / 4
+    assert axis["over_refusal_rate"] == pytest.approx(0.5)  # q2
+    assert axis["out_of_corpus_refused"] is None  # no such category here
     gold = [
         _row("q1", "answer", "answered", gold_evidence_status="answered"),
         _row("q2", "answer", "refused", gold_evidence_status="refused"),
@@ -142,6 +145,17 @@ def test_end_to_end_and_generation_axes_on_hand_made_rows():
     assert generation["faithfulness_pass_rate"] == pytest.approx(0.5)
     assert generation["gold_evidence_factuality"] == pytest.approx(0.5)
     assert (generation["n"], generation["n_without_gold_span"]) == (2, 1)
+
+
+def test_truthfulness_makes_a_wrong_answer_cost_more_than_a_refusal():
+    wrong = _row("q1", "answer", "answered", correct=False)
+    blocked = _row("q2", "answer", "blocked")
+    refused_outside = _row("q3", "refuse", "refused", category="out_of_corpus")
+    answered_outside = _row("q4", "refuse", "answered", category="out_of_corpus")
+    assert eval_metrics.truthfulness([wrong, blocked]) == pytest.approx(-0.5)
+    axis = eval_metrics.end_to_end_axis([refused_outside, answered_outside])
+    assert axis["out_of_corpus_refused"] == pytest.approx(0.5)
+    assert axis["truthfulness"] == pytest.approx(-0.5)
 
 
 def _metrics(**axes) -> dict:
@@ -198,9 +212,14 @@ def set_copy(tmp_path) -> Path:
 
 
 def test_committed_sets_verify():
-    for name in ("sample-v1", "squad2-dev-v1"):
+    for name in ("sample-v1", "squad2-dev-v1", "cross-topic-v1"):
         eval_set = verify_set(ROOT / "eval" / "sets" / name, ROOT)
         assert eval_set.set_hash == eval_set.manifest["set_hash"]
+    cross = verify_set(ROOT / "eval" / "sets" / "cross-topic-v1", ROOT)
+    outside = [q for q in cross.questions if q["category"] == "out_of_corpus"]
+    assert len(outside) == 150 and all(q["expected_behavior"] == "refuse" for q in outside)
+    corpus_articles = {p.name for p in cross.corpus_dir.iterdir() if p.is_dir()}
+    assert corpus_articles == {"normans", "huguenot"}  # Packet_switching is not in the corpus
     squad = verify_set(ROOT / "eval" / "sets" / "squad2-dev-v1", ROOT)
     refuse = sum(q["expected_behavior"] == "refuse" for q in squad.questions)
     assert len(squad.questions) >= 500 and 0.4 < refuse / len(squad.questions) < 0.6

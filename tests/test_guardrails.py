@@ -498,7 +498,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.1.0"
+    assert report["version"] == guardrails.VERSION == "2.2.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -678,10 +678,10 @@ def test_final_answer_schema_check_names_the_problem():
     good = {"question_id": "q", "question": "?", "status": "answered", "action": "emit",
             "state": "success", "answer": "X [E1]", "rendered_answer": "X", "refusal_reason": None,
             "missing": [], "citations": citations, "confidence": 0.9}  # fmt: skip
-    assert guardrails.final_answer_problems(good) == []
+    assert contracts.final_answer_problems(good) == []
     bad = good | {"answer": "X [E2]"}
-    assert guardrails.final_answer_problems(bad) == ["markers without a citation: ['E2']"]
-    assert "unknown status 'maybe'" in guardrails.final_answer_problems(good | {"status": "maybe"})
+    assert contracts.final_answer_problems(bad) == ["markers without a citation: ['E2']"]
+    assert "unknown status 'maybe'" in contracts.final_answer_problems(good | {"status": "maybe"})
 
 
 def test_report_to_json_is_plain_json_with_the_issue_fields():

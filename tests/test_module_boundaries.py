@@ -1,68 +1,153 @@
-"""Module boundaries of `stages/`, checked statically: no import cycles, helpers never import a
-stage, and no module-global state that a second run in the same process could inherit."""
+"""Module boundaries, checked statically and in a fresh interpreter:
+
+- the project's own modules import each other without cycles (function-level and TYPE_CHECKING
+  imports count: a cycle hidden in a function still ties the modules together);
+- no stage imports another stage, and helpers (`stages.common`, `stages.models`) never import one;
+- no module-global state a second run in the same process could inherit;
+- the executor and the evaluation logic run without Prefect.
+"""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ROOT / "stages"
+PACKAGES = ("stages", "flows", "eval")
+# Modules directly under stages/ that are not stages: the contracts, the store, the helpers.
+NOT_STAGES = {"stages.contracts", "stages.store", "stages.common", "stages.models"}
 
 
-def _modules() -> dict[str, ast.Module]:
-    modules = {}
-    for path in STAGES.rglob("*.py"):
-        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        modules[name] = ast.parse(path.read_text(encoding="utf-8"))
-    return modules
+def test_executor_and_eval_import_without_prefect():
+    """Run in a fresh interpreter: this test process has imported Prefect already."""
+    code = (
+        "import sys\n"
+        "import flows.executor, flows.revise, flows.results, flows.observability\n"
+        "import eval.gate, eval.metrics, eval.report, eval.scoring, eval.sets\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'prefect'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
-def _imports(tree: ast.Module, known: set[str]) -> set[str]:
-    found = set()
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        found |= {name for name in names if name in known}
-    return found
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
 
 
-def _graph() -> dict[str, set[str]]:
-    modules = _modules()
-    return {name: _imports(tree, set(modules)) - {name} for name, tree in modules.items()}
+def _project_modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+    }
 
 
-def test_no_import_cycles_in_stages():
-    graph = _graph()
-    visiting, done, cycles = [], set(), []
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports anywhere in its body."""
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            graph[name].update(t for t in targets if t in modules and t != name)
+    return graph
 
-    def visit(module: str) -> None:
-        if module in visiting:
-            cycles.append(visiting[visiting.index(module) :] + [module])
-            return
-        if module in done:
-            return
-        visiting.append(module)
-        for target in sorted(graph[module]):
-            visit(target)
-        visiting.pop()
-        done.add(module)
 
-    for module in sorted(graph):
-        visit(module)
-    assert cycles == []
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("package", ["flows", "eval", "stages"])
+def test_no_import_cycles(package):
+    cycles = import_cycles(import_graph(_project_modules()))
+    touching = [c for c in cycles if any(m.split(".")[0] == package for m in c)]
+    assert touching == [], touching
+
+
+def _stage_graph() -> dict[str, set[str]]:
+    return {n: t for n, t in import_graph(_project_modules()).items() if n.startswith("stages")}
+
+
+def _stage_modules(graph: dict[str, set[str]]) -> set[str]:
+    """Each stage's own module: stages.<name>, a package's __init__ included."""
+    return {n for n in graph if n.count(".") == 1} - NOT_STAGES
+
+
+def _owning_stage(module: str, stages: set[str]) -> str | None:
+    return next((s for s in stages if module == s or module.startswith(s + ".")), None)
+
+
+def test_no_stage_imports_another_stage():
+    graph = _stage_graph()
+    stages = _stage_modules(graph)
+    offenders = {}
+    for module, targets in graph.items():
+        own = _owning_stage(module, stages)
+        others = {_owning_stage(t, stages) for t in targets} - {None, own}
+        if own and others:
+            offenders[module] = sorted(others)
+    assert offenders == {}
 
 
 def test_helpers_never_import_a_stage():
-    graph = _graph()
-    stage_modules = {name for name in graph if name.count(".") == 1 and name != "stages.store"}
-    stage_modules -= {"stages.contracts", "stages.common", "stages.models"}
+    graph = _stage_graph()
+    stages = _stage_modules(graph)
     helpers = [n for n in graph if n.startswith(("stages.common", "stages.models"))]
-    offenders = {h: sorted(graph[h] & stage_modules) for h in helpers if graph[h] & stage_modules}
-    assert offenders == {}
+    offenders = {h: sorted(t for t in graph[h] if _owning_stage(t, stages)) for h in helpers}
+    assert {h: t for h, t in offenders.items() if t} == {}
 
 
 def test_stages_and_models_rebind_no_module_state_at_run_time():
@@ -71,8 +156,9 @@ def test_stages_and_models_rebind_no_module_state_at_run_time():
     CLI's progress switch (stages.common.progress) is process-wide on purpose, not model state."""
     offenders = [
         name
-        for name, tree in _modules().items()
-        if not name.startswith("stages.common")
-        and any(isinstance(node, ast.Global) for node in ast.walk(tree))
+        for name, path in _project_modules().items()
+        if name.startswith("stages")
+        and not name.startswith("stages.common")
+        and any(isinstance(node, ast.Global) for node in ast.walk(ast.parse(path.read_text())))
     ]
     assert offenders == []

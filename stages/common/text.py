@@ -125,6 +125,11 @@ MARKER_GROUP_RE = re.compile(r"((?:\s*\[E\d+\])+)")
 MARKER_RE = re.compile(r"\[(E\d+)\]")  # an evidence marker "[E3]"; group 1 is the id
 
 
+def strip_markers(text: str) -> str:
+    """The text without its evidence markers (and the space before each)."""
+    return MARKER_GROUP_RE.sub("", text)
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     if word[0].isdigit():

@@ -41,14 +41,14 @@ from stages import contracts
 from stages.guardrails import claims as claims_mod
 from stages.guardrails import consistency, groundedness, judge, pii
 from stages.guardrails.answers import REFUSAL_TEMPLATES as REFUSAL_TEMPLATES  # re-exported
-from stages.guardrails.answers import final_answer, final_answer_problems
+from stages.guardrails.answers import final_answer
 from stages.guardrails.answers import report_to_json as report_to_json  # re-exported
 from stages.guardrails.groundedness import CheckResult, follows_injection
 from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-VERSION = "2.1.0"
+VERSION = "2.2.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -453,7 +453,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             tool_rows=tool_rows[qid],
         )
         final = final_answer(question, attribution, generation, report, confidences.get(qid))
-        if problems := final_answer_problems(final):
+        if problems := contracts.final_answer_problems(final):
             report.update(action="block", reasons=[*report["reasons"], *problems])
             final = final_answer(question, attribution, generation, report, confidences.get(qid))
         final["answer"], redactions = pii.redact(

@@ -1,4 +1,5 @@
-"""Final answers: the user-facing answer of each question, its schema check, the report as JSON.
+"""Final answers: the user-facing answer of each question, and the report as JSON (the row's
+contract check is `contracts.final_answer_problems`).
 
 What the gate decided becomes one `final_answers` row: the attributed answer when it is emitted,
 a refusal template, or a blocked template naming the failure mode and nothing internal.
@@ -8,9 +9,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-
-from stages import contracts
-from stages.common.text import MARKER_RE
 
 BLOCKED_TEMPLATE = (
     "I can't give a verified answer to this question: {failure}. Please consult the source "
@@ -23,7 +21,6 @@ REFUSAL_TEMPLATES = {
     "conflicting_sources": "The sources disagree on this, so I can't give a reliable answer.",
     "technical_error": "A technical problem prevented an answer. Please try again later.",
 }
-FINAL_STATUSES = ("answered", "refused", "blocked")
 
 
 def _failure_mode(reasons: list[str], action: str) -> str:
@@ -37,32 +34,6 @@ def _failure_mode(reasons: list[str], action: str) -> str:
     if "self-consistency" in text and action == "block":
         return "its key facts were not stable when re-checked"
     return "part of it is not supported by the sources"
-
-
-def final_answer_problems(final: dict) -> list[str]:
-    """Why a final answer breaks its schema (empty when it complies)."""
-    problems = []
-    if final["status"] not in FINAL_STATUSES:
-        problems.append(f"unknown status {final['status']!r}")
-    if final["status"] == "answered":
-        cited = {c["evidence_id"] for c in final["citations"] or []}
-        if not (final["answer"] or "").strip():
-            problems.append("answered without an answer")
-        if not cited:
-            problems.append("answered without citations")
-        markers = set(MARKER_RE.findall(final["answer"] or ""))
-        if markers - cited:
-            problems.append(f"markers without a citation: {sorted(markers - cited)}")
-        for c in final["citations"] or []:
-            if c.get("char_start") is None or c.get("char_end") is None:
-                problems.append("citation without offsets")
-    elif final["answer"]:
-        problems.append(f"a {final['status']} answer carries answer text")
-    try:
-        contracts.from_rows([final], "final_answers")
-    except contracts.ContractError as exc:
-        problems.append(str(exc))
-    return problems
 
 
 def final_answer(
