@@ -7,6 +7,9 @@
 - `squad2-dev-v1`: a slice of SQuAD 2.0 dev (CC BY-SA 4.0): every question of the articles in
   `SQUAD_ARTICLES`, about half unanswerable. The corpus (one .txt per paragraph + catalog.yaml) is
   copied into the set, so the gate runs without ../shared.
+- `cross-topic-v1`: the same corpus; 150 of its answerable questions and 150 questions about
+  `Packet_switching`, an article the corpus does not hold (issue 14): the latter must all be
+  refused, the former must not be over-refused.
 
 Each set gets `manifest.json` with the sha256 of every file in the set folder; the evaluation
 refuses to run when a file does not match it (eval/sets.py `verify_set`).
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import shutil
 import sys
 from pathlib import Path
@@ -31,6 +35,11 @@ DEFAULT_SQUAD = ROOT.parent / "shared" / "datasets" / "squad2" / "dev_articles.j
 # Chosen so that the slice has >= 500 questions, about half unanswerable, and the gate on it runs
 # well inside 10 minutes on 2 cores: 83 paragraphs, 632 questions, 319 unanswerable.
 SQUAD_ARTICLES = ("Normans", "Huguenot")
+# cross-topic-v1: questions about this article are asked of a corpus that does not hold it. It is
+# never trained on (scripts/train_answerability.py excludes it).
+CROSS_TOPIC_OUTSIDE = "Packet_switching"
+CROSS_TOPIC_PER_SIDE = 150
+CROSS_TOPIC_SEED = 14
 SQUAD_DATE = "2026-06-01"  # inside every freshness window at the pipeline's as_of (2026-11-15)
 QUESTION_FIELDS = (
     "question_id",
@@ -136,16 +145,10 @@ def _slug(title: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in title.lower()).strip("-")
 
 
-def build_squad(squad_path: Path, out: Path = SETS) -> dict:
-    data = json.loads(squad_path.read_text(encoding="utf-8"))
-    articles = {a["title"]: a for a in data["data"]}
-    missing = [t for t in SQUAD_ARTICLES if t not in articles]
-    if missing:
-        raise SystemExit(f"{squad_path}: articles not found: {missing}")
-    set_dir = fresh_dir(out / "squad2-dev-v1")
-    corpus_dir = set_dir / "corpus"
+def _write_squad_corpus(articles: dict, titles: tuple[str, ...], corpus_dir: Path) -> list[dict]:
+    """One .txt per paragraph plus catalog.yaml; returns every question as an eval record."""
     catalog, records = [], []
-    for title in SQUAD_ARTICLES:
+    for title in titles:
         slug = _slug(title)
         (corpus_dir / slug).mkdir(parents=True)
         for number, paragraph in enumerate(articles[title]["paragraphs"]):
@@ -173,7 +176,12 @@ def build_squad(squad_path: Path, out: Path = SETS) -> dict:
         "# SQuAD 2.0 dev paragraphs (CC BY-SA 4.0), see ../NOTICE.md\n"
         + yaml.safe_dump({"documents": catalog}, sort_keys=False, allow_unicode=True)
     )
+    return records
+
+
+def _finish_squad_set(set_dir: Path, titles: tuple[str, ...], records: list[dict]) -> None:
     write_jsonl(set_dir / "questions.jsonl", records)
+    corpus_dir = set_dir / "corpus"
     corpus = {"path": "corpus", "copied": True, "files": {}}
     corpus["files"] = {
         p.relative_to(corpus_dir).as_posix(): sha256_file(p)
@@ -183,18 +191,76 @@ def build_squad(squad_path: Path, out: Path = SETS) -> dict:
     (set_dir / "corpus.json").write_text(json.dumps(corpus, indent=2, sort_keys=True) + "\n")
     (set_dir / "NOTICE.md").write_text(
         SQUAD_NOTICE.format(
-            articles=", ".join(f"`{t}`" for t in SQUAD_ARTICLES),
-            wiki_links=" and https://en.wikipedia.org/wiki/".join(SQUAD_ARTICLES),
+            articles=", ".join(f"`{t}`" for t in titles),
+            wiki_links=" and https://en.wikipedia.org/wiki/".join(titles),
             date=SQUAD_DATE,
         )
     )
+
+
+def _squad_articles(squad_path: Path, wanted: tuple[str, ...]) -> dict:
+    data = json.loads(squad_path.read_text(encoding="utf-8"))
+    articles = {a["title"]: a for a in data["data"]}
+    missing = [t for t in wanted if t not in articles]
+    if missing:
+        raise SystemExit(f"{squad_path}: articles not found: {missing}")
+    return articles
+
+
+def build_squad(squad_path: Path, out: Path = SETS) -> dict:
+    articles = _squad_articles(squad_path, SQUAD_ARTICLES)
+    set_dir = fresh_dir(out / "squad2-dev-v1")
+    records = _write_squad_corpus(articles, SQUAD_ARTICLES, set_dir / "corpus")
+    _finish_squad_set(set_dir, SQUAD_ARTICLES, records)
     unanswerable = sum(r["expected_behavior"] == "refuse" for r in records)
+    paragraphs = sum(len(articles[t]["paragraphs"]) for t in SQUAD_ARTICLES)
     return write_manifest(
         set_dir,
         "squad2-dev-v1",
         f"SQuAD 2.0 dev slice {list(SQUAD_ARTICLES)}: {len(records)} questions, "
-        f"{unanswerable} unanswerable, {len(catalog)} paragraphs",
+        f"{unanswerable} unanswerable, {paragraphs} paragraphs",
     )
+
+
+def build_cross_topic(squad_path: Path, out: Path = SETS) -> dict:
+    """The corpus holds the squad2-dev-v1 articles; half the questions come from an article that
+    is not in it (all must be refused), half are answerable in-corpus questions (must not be
+    over-refused). The split is seeded, so the set is the same bytes on every build."""
+    articles = _squad_articles(squad_path, SQUAD_ARTICLES + (CROSS_TOPIC_OUTSIDE,))
+    set_dir = fresh_dir(out / "cross-topic-v1")
+    in_corpus = _write_squad_corpus(articles, SQUAD_ARTICLES, set_dir / "corpus")
+    rng = random.Random(CROSS_TOPIC_SEED)
+    answerable = [r for r in in_corpus if r["expected_behavior"] == "answer"]
+    kept = sorted(rng.sample(answerable, CROSS_TOPIC_PER_SIDE), key=answerable.index)
+    outside = [
+        _out_of_corpus_record(qa, CROSS_TOPIC_OUTSIDE)
+        for paragraph in articles[CROSS_TOPIC_OUTSIDE]["paragraphs"]
+        for qa in paragraph["qas"]
+    ]
+    outside = sorted(rng.sample(outside, CROSS_TOPIC_PER_SIDE), key=outside.index)
+    _finish_squad_set(set_dir, SQUAD_ARTICLES + (CROSS_TOPIC_OUTSIDE,), kept + outside)
+    return write_manifest(
+        set_dir,
+        "cross-topic-v1",
+        f"corpus {list(SQUAD_ARTICLES)}: {len(kept)} answerable in-corpus questions and "
+        f"{len(outside)} questions about {CROSS_TOPIC_OUTSIDE} (not in the corpus)",
+    )
+
+
+def _out_of_corpus_record(qa: dict, title: str) -> dict:
+    return {
+        "question_id": f"sq-{qa['id']}",
+        "question": qa["question"].strip(),
+        "principal": "employee",
+        "query_type": "general",
+        "category": "out_of_corpus",
+        "expected_behavior": "refuse",
+        "expected_refusal_reason": "insufficient_evidence",
+        "gold_answers": [],
+        "gold_doc_ids": [],
+        "gold_spans": [],
+        "notes": f"{title}: not in this set's corpus",
+    }
 
 
 def _squad_record(qa: dict, doc_id: str, context: str, title: str) -> dict:
@@ -231,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     built = [build_sample(ROOT, args.out)]
     if args.squad.is_file():
         built.append(build_squad(args.squad, args.out))
+        built.append(build_cross_topic(args.squad, args.out))
     else:
         print(f"skipping squad2-dev-v1: {args.squad} not found", file=sys.stderr)
     for manifest in built:
