@@ -117,16 +117,22 @@ def release_eval(
     reports_dir: Path | None = REPORTS_DIR,
     root: Path = ROOT,
     runner=None,
+    accept: str | None = None,
 ) -> GateOutcome:
     """Evaluate, write the report, compare with the baseline; raise GateFailure naming the axes
-    when `gate` (or `promote`) and something regressed; write the baseline when `promote`."""
+    when `gate` (or `promote`) and something regressed; write the baseline when `promote`.
+
+    `accept` (with `promote`) is the reason a regression is wanted, e.g. a model retrained
+    without leaked data: the baseline is written anyway and records the reason and what
+    regressed, so the move is reviewable in the diff, never silent."""
     run = evaluate(set_name, config_path, overrides, store, runner, root)
     base_file = baseline_path(run.eval_set.name, root)
     baseline = json.loads(base_file.read_text()) if base_file.is_file() else None
     comparison = compare(run.metrics, baseline, load_gate(root / "eval" / "gate.yaml"))
     folder = write_report(run, comparison, reports_dir) if reports_dir else None
     publish_prefect_artifacts(run, comparison, folder)
-    if (gate or promote) and not comparison["passed"]:
+    accepted = promote and bool(accept) and not comparison["passed"]
+    if (gate or promote) and not comparison["passed"] and not accepted:
         raise GateFailure(
             comparison["failed_axes"],
             "release gate failed on "
@@ -137,7 +143,13 @@ def release_eval(
     promoted = None
     if promote:
         base_file.parent.mkdir(parents=True, exist_ok=True)
-        base_file.write_text(json.dumps(baseline_record(run, root), indent=2) + "\n")
+        record = baseline_record(run, root)
+        if accepted:
+            record["accepted_regressions"] = {
+                "reason": accept,
+                "failures": comparison["failures"],
+            }
+        base_file.write_text(json.dumps(record, indent=2) + "\n")
         promoted = base_file
     return GateOutcome(run, comparison, folder, promoted)
 
@@ -162,6 +174,7 @@ def release_eval_flow():
             gate: bool,
             promote: bool,
             reports_dir: str | None,
+            accept: str | None = None,
         ) -> GateOutcome:
             return release_eval(
                 set_name,
@@ -172,6 +185,7 @@ def release_eval_flow():
                 promote,
                 Path(reports_dir) if reports_dir else None,
                 runner=prefect_stage_runner,
+                accept=accept,
             )
 
         _FLOW = _release_eval
@@ -205,6 +219,14 @@ def evaluation_command(
     promote: Annotated[
         bool, typer.Option("--promote", help="Write the baseline after a passing gate.")
     ] = False,
+    accept: Annotated[
+        str | None,
+        typer.Option(
+            "--accept",
+            help="With --promote: write the baseline despite regressions, for this reason "
+            "(recorded in the baseline with what regressed).",
+        ),
+    ] = None,
     reports_dir: Annotated[Path, typer.Option(help="Where reports go.")] = REPORTS_DIR,
     prefect: Annotated[bool, typer.Option(help="Run as the Prefect flow release-eval.")] = True,
 ) -> None:
@@ -228,9 +250,12 @@ def evaluation_command(
                 gate,
                 promote,
                 str(reports_dir),
+                accept,
             )
         else:
-            outcome = release_eval(set_name, config, overrides, store, gate, promote, reports_dir)
+            outcome = release_eval(
+                set_name, config, overrides, store, gate, promote, reports_dir, accept=accept
+            )
     except GateFailure as exc:
         console.print(f"[red]{exc}[/red]")
         console.print(f"failed axes: {', '.join(exc.axes)}")
@@ -249,6 +274,8 @@ def evaluation_command(
         console.print(f"[yellow]{note}[/yellow]")
     if not comparison["has_baseline"]:
         console.print("no baseline for this set yet")
+    elif outcome.promoted and not comparison["passed"]:
+        console.print(f"[yellow]regressions accepted: {accept}[/yellow]")
     elif gate or promote:
         console.print("[green]gate passed[/green]")
     if outcome.promoted:

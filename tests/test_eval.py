@@ -326,6 +326,21 @@ def test_gate_fails_naming_the_axis_when_retrieval_is_degraded(default_eval, gat
         )
     baseline = json.loads((gate_root / "eval" / "baseline" / "sample-v1.json").read_text())
     assert baseline["config"]["stages"]["retrieval"]["top_k"] == 30
+    own_root = tmp_path / "root"  # leave the shared gate_root's baseline alone
+    shutil.copytree(gate_root, own_root, symlinks=True)
+    accepted = ev.release_eval(  # a wanted regression is written only with its reason
+        "sample-v1",
+        overrides=DEGRADED,
+        store=store,
+        promote=True,
+        reports_dir=None,
+        root=own_root,
+        accept="test: retrieval degraded on purpose",
+    )
+    assert accepted.promoted is not None
+    baseline = json.loads((own_root / "eval" / "baseline" / "sample-v1.json").read_text())
+    assert baseline["accepted_regressions"]["reason"] == "test: retrieval degraded on purpose"
+    assert any("axis retrieval" in f for f in baseline["accepted_regressions"]["failures"])
 
 
 def test_two_runs_of_the_same_config_give_identical_metrics(default_eval, tmp_path):
