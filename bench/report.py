@@ -13,6 +13,7 @@ TITLES = {
     "speed": "Speed: BM25, FAISS, retrieval.run",
     "scifact": "SciFact retrieval quality (BEIR test)",
     "calibration": "Confidence calibration on SQuAD 2.0 dev",
+    "user_folder": "A user's own folder: answers, per-file errors, peak memory",
 }
 
 
