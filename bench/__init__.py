@@ -15,4 +15,6 @@ BENCHES = {
     "generation": "bench.generation",
     "halueval": "bench.halueval",
     "ops": "bench.ops",
+    "user_folder": "bench.user_folder",
+    "answerability": "bench.answerability",
 }

@@ -247,6 +247,10 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("refusal_hint", pa.string()),
             ("llm_verdict", pa.string()),
             ("error", pa.string()),
+            # P(the top evidence answers this exact question) from the answerability judge, when
+            # one is configured (it then is the confidence too); null without one
+            ("answerability", pa.float64()),
+            ("answerability_model", pa.string()),
         ]
     ),
     "rerank_attempts": pa.schema(

@@ -4,8 +4,9 @@ Scorers (config `scorer`):
 - `learned` (default, offline): logistic regression over cheap features (MiniLM cosine, query
   coverage, IDF-weighted coverage, title/section match, named-entity match, BM25 and RRF scores
   normalised per question, term proximity). Its weights are data (`configs/ranker.yaml`, trained
-  by `scripts/train_ranker.py` on the sample set and SQuAD dev only, never SciFact), and its
-  output is a probability that the chunk answers the question.
+  by `scripts/train_ranker.py` on SQuAD 2.0 articles only, never SciFact, the sample questions or
+  a frozen eval set's articles), and its output is a probability that the chunk answers the
+  question.
 - `cross_encoder`: any `sentence_transformers.CrossEncoder` from a local path; its raw score is
   mapped to a probability with `sigmoid(ce_scale * score + ce_shift)` (calibrate for your model).
 
@@ -30,10 +31,16 @@ from stages import contracts
 from stages.common import progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
 from stages.models import chat, embeddings, pairs, settings
+from stages.models.answerability import (
+    AnswerabilityError,
+    AnswerabilityJudge,
+    AnswerabilitySettings,
+    answerability_judge,
+)
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.3.0"
+VERSION = "2.4.0"
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -61,7 +68,7 @@ class RankerModel(BaseModel):
     features: list[str] = list(FEATURES)
     coef: list[float] = [6.0, 3.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0]
     intercept: float = -7.0
-    # Platt scaling of the ranker's logit, fitted on each training question's top candidate.
+    # Platt scaling of the ranker's logit, fitted on a calibration split's top candidates.
     calibration_scale: float = 1.0
     calibration_shift: float = 0.0
 
@@ -85,6 +92,9 @@ class Config(BaseModel):
     # Optional second opinion from the local LLM for critical query types (slow: opt in).
     llm_check_query_types: list[str] = Field([], description="e.g. [pricing, contract, dates]")
     llm: settings.LLMSettings = settings.LLMSettings()
+    # P(evidence answers this exact question) over the top chunks: when set, it reorders them
+    # and is the confidence the state thresholds read (issue 14). `strict` uses `llm`.
+    answerability: AnswerabilitySettings = AnswerabilitySettings()
     requery_top_k: int = Field(30, ge=1)
     embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
 
@@ -127,6 +137,7 @@ class ChunkView:
     def __init__(self, chunks: pa.Table) -> None:
         self.row_of = {cid: i for i, cid in enumerate(chunks.column("chunk_id").to_pylist())}
         titles = chunks.column("title").to_pylist()
+        self.titles = titles
         sections = chunks.column("section_path").to_pylist()
         self.texts = chunks.column("text").to_pylist()
         self.headings = [f"{t} {s}" for t, s in zip(titles, sections, strict=True)]
@@ -333,6 +344,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     check_client = chat.LazyClient(lambda: make_check_client(config))  # this run's model only
     try:
         scorer = Scorer(inputs, config)
+        judge = answerability_judge(config.answerability, config.llm)
         texts = [t for q in questions for t in [q["question"], *parts[q["question_id"]]]]
         vectors = embeddings.embed(config.embedding_model, texts) if texts else np.zeros((0, 1))
     except Exception as exc:  # index or model failure: every question is a technical error
@@ -364,6 +376,8 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 _state(qid, "technical_error", None, None, f"{type(exc).__name__}: {exc}")
             )
             continue
+        if judge is not None and outcome["ranked"]:
+            outcome = _judged(outcome, question["question"], scorer, judge, config)
         if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
             outcome = _checked(outcome, question, scorer, config, check_client)
             calls += [{"question_id": qid, **r} for r in outcome.get("calls", [])]
@@ -389,6 +403,38 @@ def _checked(
         records = [chat.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
     checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
     return {**outcome, "state": checked, "calls": records}
+
+
+def _judged(
+    outcome: dict, question: str, scorer: Scorer, judge: AnswerabilityJudge, config: Config
+) -> dict:
+    """The top chunks reordered by P(answers this exact question); the best one is the
+    confidence, so it decides success / low relevance / not found. A judge failure is a
+    technical error for this question, never an answer."""
+    ranked = outcome["ranked"]
+    top = ranked[: config.answerability.top_k]
+    rows = [scorer.view.row_of[r["chunk_id"]] for r in top]
+    passages = [(scorer.view.titles[r], scorer.view.texts[r]) for r in rows]
+    qid = outcome["state"]["question_id"]
+    try:
+        probabilities = judge.probabilities(question, passages)
+    except AnswerabilityError as exc:
+        state = _state(qid, "technical_error", None, None, f"answerability: {exc}")
+        return {**outcome, "ranked": [], "state": state}
+    judged = sorted(
+        ({**r, "confidence": p} for r, p in zip(top, probabilities, strict=True)),
+        key=lambda r: -r["confidence"],
+    )
+    reordered = [{**r, "rank": rank} for rank, r in enumerate(judged + ranked[len(top) :], 1)]
+    best = max(probabilities)
+    state = {
+        **outcome["state"],
+        "state": state_for(best, config),
+        "confidence": best,
+        "answerability": best,
+        "answerability_model": judge.model_id,
+    }
+    return {**outcome, "ranked": reordered, "state": state}
 
 
 def _score_pool(candidates: list[dict], queries, vectors, scorer: Scorer) -> list[float]:
@@ -484,6 +530,8 @@ def _state(
         "refusal_hint": hint,
         "llm_verdict": None,
         "error": error,
+        "answerability": None,
+        "answerability_model": None,
     }
 
 

@@ -1,0 +1,137 @@
+"""Answerability judges end to end (issue 14): none vs strict (the packaged GGUF, P(yes)).
+
+A seeded sample of the frozen squad2-dev-v1 questions (half answerable, half unanswerable) is
+run through the whole pipeline twice with `grounding eval`'s own scoring: once with rerank's
+answerability judge off, once with `strict`. Reported per judge: truthfulness (+1 / 0 / -1),
+answered precision, refusal recall, factuality, ECE, and the rerank seconds per question; for
+strict, the added seconds per answered question (target <= 1.5 s). No threshold is fitted here:
+the judge's P(yes) meets rerank's default thresholds as it is. The sample is small because the
+strict judge costs about 1-2 s per passage on 2 cores; `--questions` makes it larger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import common
+
+NAME = "answerability"
+DESCRIPTION = "squad2-dev-v1 sample end to end: answerability judge none vs strict (GGUF)"
+SOURCE_SET = "squad2-dev-v1"
+DEFAULT_QUESTIONS = 60
+SEED = 14
+TARGET_ADDED_S_PER_ANSWERED = 1.5
+END_TO_END = (
+    "truthfulness",
+    "answered_precision",
+    "refusal_recall",
+    "refusal_precision",
+    "factuality",
+    "over_refusal_rate",
+    "ece",
+    "answered_rate",
+)
+
+
+def sample_set(target: Path, n: int) -> Path:
+    """A copy of the frozen set holding a seeded, balanced sample of its questions."""
+    source = common.ROOT / "eval" / "sets" / SOURCE_SET
+    shutil.copytree(source, target)
+    lines = (source / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    rng = random.Random(SEED)
+    chosen = []
+    for behaviour in ("answer", "refuse"):
+        pool = [r for r in records if r["expected_behavior"] == behaviour]
+        chosen += rng.sample(pool, min(n // 2, len(pool)))
+    chosen.sort(key=records.index)
+    (target / "questions.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), encoding="utf-8"
+    )
+    files = {
+        p.relative_to(target).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(target.rglob("*"))
+        if p.is_file() and p.name != "manifest.json"
+    }
+    manifest = json.loads((target / "manifest.json").read_text())
+    manifest.update(
+        name=f"{SOURCE_SET}-sample{len(chosen)}",
+        description=f"{len(chosen)} questions sampled from {SOURCE_SET} (seed {SEED})",
+        files=files,
+        set_hash=hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest(),
+    )
+    (target / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return target
+
+
+def measure(set_dir: Path, store: Path, kind: str) -> dict[str, Any]:
+    from flows.evaluation import evaluate
+
+    started = time.perf_counter()
+    run = evaluate(set_dir, overrides={"rerank.answerability.kind": kind}, store=store)
+    axis = run.metrics["axes"]["end_to_end"]
+    rerank_seconds = run.stage_results["rerank"].seconds
+    answered = run.metrics["counts"].get("answered", 0)
+    return {
+        "judge": kind,
+        **{name: _round(axis.get(name)) for name in END_TO_END},
+        "counts": run.metrics["counts"],
+        "answered": answered,
+        "rerank_s": round(rerank_seconds, 2),
+        "rerank_s_per_question": round(rerank_seconds / max(run.metrics["questions"], 1), 3),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+
+
+def _round(value: Any) -> Any:
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def run(
+    results_dir: Path | None = None, questions: int = DEFAULT_QUESTIONS, **_: Any
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-answerability-") as tmp:
+        set_dir = sample_set(Path(tmp) / "set", questions)
+        store = Path(tmp) / "store"
+        results = [measure(set_dir, store, kind) for kind in ("none", "strict")]
+    none, strict = results
+    added = (strict["rerank_s"] - none["rerank_s"]) / max(strict["answered"], 1)
+    payload = {
+        "status": "ok",
+        "source_set": SOURCE_SET,
+        "questions": questions,
+        "seed": SEED,
+        "judges": results,
+        "strict_added_s_per_answered": round(added, 2),
+        "target_added_s_per_answered": TARGET_ADDED_S_PER_ANSWERED,
+        "stage_versions": common.stage_versions(),
+        "git_commit": common.git_commit(),
+        "runtime_s": round(time.perf_counter() - started, 1),
+    }
+    common.write_result(NAME, payload, results_dir)
+    return payload
+
+
+def summarize(result: dict[str, Any]) -> str:
+    lines = [
+        "| judge | " + " | ".join(END_TO_END) + " | rerank s/question |",
+        "|---|" + "---:|" * (len(END_TO_END) + 1),
+    ]
+    for r in result["judges"]:
+        cells = ["–" if r[m] is None else f"{r[m]:.3f}" for m in END_TO_END]
+        per_question = r["rerank_s_per_question"]
+        lines.append(f"| {r['judge']} | " + " | ".join(cells) + f" | {per_question} |")
+    lines.append(
+        f"\n{result['questions']} questions sampled from {result['source_set']} (seed "
+        f"{result['seed']}). Strict judge's added cost: {result['strict_added_s_per_answered']} s "
+        f"per answered question (target <= {result['target_added_s_per_answered']} s)."
+    )
+    return "\n".join(lines)

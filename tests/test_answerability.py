@@ -1,0 +1,126 @@
+"""Answerability (issue 14): one judge interface; in rerank it reorders the top chunks, sets the
+confidence and so the state; a judge that cannot judge is a technical error, never an answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stages import rerank
+from stages.models import answerability
+from stages.models.answerability import (
+    AnswerabilityError,
+    AnswerabilitySettings,
+    PairAnswerability,
+    YesNoAnswerability,
+)
+from stages.models.errors import JudgeError
+from tests.test_rerank import _candidate, _inputs
+
+CANDIDATES = [
+    _candidate("hr-salaries#0000", "hr-salaries", fused=0.05),
+    _candidate("handbook#0000", "handbook", fused=0.03),
+]
+
+
+class ScriptedJudge:
+    """P(answers) by chunk text: stands in for a trained model in the rerank wiring tests."""
+
+    model_id = "scripted"
+
+    def __init__(self, by_word: dict[str, float], fail: bool = False) -> None:
+        self.by_word, self.fail, self.seen = by_word, fail, []
+
+    def probabilities(self, question, passages):
+        if self.fail:
+            raise AnswerabilityError("model file missing")
+        self.seen.append(passages)
+        return [
+            next((p for w, p in self.by_word.items() if w in text), 0.0) for _, text in passages
+        ]
+
+
+def _run(tiny_index, judge, monkeypatch, **settings):
+    monkeypatch.setattr(rerank, "answerability_judge", lambda *_: judge)
+    config = rerank.Config(answerability=AnswerabilitySettings(kind="fast", **settings))
+    out = rerank.run(_inputs(tiny_index, CANDIDATES), config)
+    return out["rerank_status"].to_pylist()[0], out["ranked"].to_pylist()
+
+
+def test_a_near_miss_is_refused_although_the_ranker_is_sure(tiny_index, monkeypatch):
+    without = rerank.run(_inputs(tiny_index, CANDIDATES), rerank.Config())
+    assert without["rerank_status"].to_pylist()[0]["state"] == "success"
+    status, _ = _run(tiny_index, ScriptedJudge({"salary": 0.2}), monkeypatch)
+    assert status["state"] == "not_found"
+    assert status["confidence"] == status["answerability"] == pytest.approx(0.2)
+    assert status["answerability_model"] == "scripted"
+
+
+def test_the_chunk_that_answers_moves_to_the_top(tiny_index, monkeypatch):
+    judge = ScriptedJudge({"Levels are reviewed": 0.9, "salary": 0.1})
+    status, ranked = _run(tiny_index, judge, monkeypatch)
+    assert status["state"] == "success"
+    assert [r["chunk_id"] for r in ranked][:2] == ["handbook#0000", "hr-salaries#0000"]
+    assert [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
+
+
+def test_only_the_top_k_chunks_are_judged(tiny_index, monkeypatch):
+    judge = ScriptedJudge({"salary": 0.9})
+    _run(tiny_index, judge, monkeypatch, top_k=1)
+    assert [len(passages) for passages in judge.seen] == [1]
+
+
+def test_a_judge_that_cannot_judge_is_a_technical_error(tiny_index, monkeypatch):
+    status, ranked = _run(tiny_index, ScriptedJudge({}, fail=True), monkeypatch)
+    assert status["state"] == "technical_error" and "model file missing" in status["error"]
+    assert ranked == []
+
+
+def test_a_missing_fast_model_is_a_technical_error_for_every_question(tiny_index, tmp_path):
+    settings = AnswerabilitySettings(kind="fast", model_path=str(tmp_path / "absent"))
+    out = rerank.run(_inputs(tiny_index, CANDIDATES), rerank.Config(answerability=settings))
+    status = out["rerank_status"].to_pylist()[0]
+    assert status["state"] == "technical_error" and "absent" in status["error"]
+
+
+def test_fast_needs_a_model_path():
+    with pytest.raises(AnswerabilityError, match="model_path"):
+        answerability.answerability_judge(AnswerabilitySettings(kind="fast"), None)
+    assert answerability.answerability_judge(AnswerabilitySettings(), None) is None
+
+
+class FixedPairs:
+    model_id = "pairs"
+
+    def score(self, pairs):
+        return np.array([3.0 if "1,000" in passage else -3.0 for _, passage in pairs])
+
+
+def test_a_passage_gets_its_best_sentence():
+    judge = PairAnswerability(FixedPairs(), AnswerabilitySettings(kind="fast"))
+    passages = [("Prices", "Plans changed in May. The Team plan costs 1,000 euros."), ("X", "No.")]
+    best, other = judge.probabilities("What does the Team plan cost?", passages)
+    assert best == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert other == pytest.approx(1 / (1 + np.exp(3.0)))
+
+
+class FixedYesNo:
+    model_id = "yes-no"
+
+    def __init__(self, value=None) -> None:
+        self.value = value
+
+    def p_yes(self, system, user):
+        if self.value is None:
+            raise JudgeError("server down")
+        return self.value
+
+
+def test_strict_reads_p_yes_and_a_failure_is_an_error():
+    judge = YesNoAnswerability(FixedYesNo(0.8), AnswerabilitySettings(kind="strict"))
+    assert judge.probabilities("q?", [("t", "passage")]) == [pytest.approx(0.8)]
+    platt = AnswerabilitySettings(kind="strict", scale=2.0, shift=0.0)
+    calibrated = YesNoAnswerability(FixedYesNo(0.8), platt).probabilities("q?", [("t", "p")])[0]
+    assert calibrated == pytest.approx(0.8**2 / (0.8**2 + 0.2**2))
+    with pytest.raises(AnswerabilityError, match="server down"):
+        YesNoAnswerability(FixedYesNo(None), platt).probabilities("q?", [("t", "p")])
