@@ -1,5 +1,9 @@
-"""The release eval's HTML report (scores by axis against the baseline, plots, worst failures),
-its metrics.json and questions.parquet, and the markdown summary."""
+"""The release eval's HTML report, its metrics.json and questions.parquet, and the markdown summary.
+
+The report is a tool to look at failures: the gate verdict and scores by axis against the
+baseline, expected vs actual outcomes per category, plots, then the wrong answers (and leaks),
+most confident first, and the over-refusals, each with question, answer, evidence, confidence
+and the guardrail report."""
 
 from __future__ import annotations
 
@@ -96,6 +100,30 @@ def worst_failures(rows: list[dict], limit: int = WORST_FAILURES) -> list[dict]:
     return sorted(failed, key=severity)[:limit]
 
 
+def outcome_of(row: dict) -> str:
+    """What happened to one question, as a reader of the report names it."""
+    if row["status"] == "answered":
+        return "answered, correct" if row["correct"] else "answered, wrong"
+    return str(row["status"])
+
+
+OUTCOMES = ("answered, correct", "answered, wrong", "refused", "blocked")
+
+
+def outcome_table(rows: list[dict]) -> list[dict]:
+    """Expected vs actual per category: how many of each outcome, per (category, expected)."""
+    groups: dict[tuple[str, str], dict[str, int]] = {}
+    for row in rows:
+        key = (str(row["category"]), row["expected_behavior"])
+        counts = groups.setdefault(key, dict.fromkeys(OUTCOMES, 0))
+        outcome = outcome_of(row)
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return [
+        {"category": c, "expected": x, "n": sum(counts.values()), **counts}
+        for (c, x), counts in sorted(groups.items())
+    ]
+
+
 def _colour(row: dict) -> str:
     return {
         "regressed": "#f8d0d0",
@@ -139,16 +167,43 @@ def render_html(run: EvalResult, comparison: dict, images: dict[str, str]) -> st
             f"<td>{format_value(row['candidate'])}</td><td>{delta}</td><td>{row['direction']}</td>"
             f"<td>{row['tolerance']}</td><td>{e(row['verdict'])}</td></tr>"
         )
+    out.append("</table><h2>Expected vs actual, per category</h2><table><tr><th>category</th>")
+    out.append("<th>expected</th><th>n</th>" + "".join(f"<th>{o}</th>" for o in OUTCOMES))
+    out.append("</tr>")
+    for row in outcome_table(run.per_question):
+        cells = "".join(f"<td>{row[o]}</td>" for o in OUTCOMES)
+        out.append(
+            f"<tr><td>{e(row['category'])}</td><td>{e(row['expected'])}</td>"
+            f"<td>{row['n']}</td>{cells}</tr>"
+        )
     out.append("</table><h2>All metrics</h2><pre>")
     out.append(e(json.dumps(m["axes"], indent=2)))
     out.append("</pre><h2>Plots</h2>")
     for name, data in images.items():
         out.append(f"<img alt='{name}' src='data:image/png;base64,{data}'>")
-    out.append(
-        "<h2>Worst failures</h2><table><tr><th>question</th><th>expected</th>"
-        "<th>got</th><th>answer</th><th>evidence</th><th>guardrail report</th></tr>"
+    failures = worst_failures(run.per_question, limit=len(run.per_question))
+    wrong = [r for r in failures if r["leaked_doc_ids"] or outcome_of(r) == "answered, wrong"]
+    over_refused = [
+        r for r in failures if r["expected_behavior"] == "answer" and r["status"] != "answered"
+    ]
+    sections = (
+        ("Wrong answers and leaks (most confident first)", wrong[:WORST_FAILURES]),
+        ("Over-refusals: answerable questions without an answer", over_refused[:WORST_FAILURES]),
     )
-    for row in worst_failures(run.per_question):
+    for title, chosen in sections:
+        out += _failure_table(title, chosen)
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def _failure_table(title: str, rows: list[dict]) -> list[str]:
+    e = html.escape
+    out = [
+        f"<h2>{e(title)}</h2><p>{len(rows)} shown.</p><table><tr><th>question</th>"
+        "<th>expected</th><th>got</th><th>answer</th><th>evidence</th><th>guardrail report</th>"
+        "</tr>"
+    ]
+    for row in rows:
         expected = row["expected_behavior"]
         if expected == "answer":
             expected += f": {row['gold_answers']} from {row['gold_doc_ids']}"
@@ -167,8 +222,8 @@ def render_html(run: EvalResult, comparison: dict, images: dict[str, str]) -> st
             f"{e(row['principal'])}] {e(row['question'])}</td><td>{e(expected)}</td>"
             f"<td>{e(got)}</td><td>{answer}</td><td>{evidence}</td><td>{report}</td></tr>"
         )
-    out.append("</table></body></html>")
-    return "\n".join(out)
+    out.append("</table>")
+    return out
 
 
 def write_report(run: EvalResult, comparison: dict, reports_dir: Path = REPORTS_DIR) -> Path:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from eval import metrics as eval_metrics
+from eval import report
 from eval.gate import GateFailure, compare
 from eval.sets import EvalSetError, verify_set
 from flows import evaluation as ev
@@ -291,7 +292,13 @@ def test_report_files_and_baseline(default_eval, gate_root):
     assert metrics["axes"]["end_to_end"]["permission_leaks"] == 0
     assert metrics["axes"]["end_to_end"]["format_compliance"] == 1.0
     html = (folder / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 3 and "Worst failures" in html
+    assert html.count("data:image/png;base64,") == 3
+    for heading in ("Expected vs actual, per category", "Wrong answers", "Over-refusals"):
+        assert heading in html
+    table = report.outcome_table(default_eval.run.per_question)
+    assert sum(row["n"] for row in table) == 73
+    answered = sum(row["answered, correct"] + row["answered, wrong"] for row in table)
+    assert answered == metrics["counts"]["answered"]
     import pyarrow.parquet as pq
 
     assert pq.read_table(folder / "questions.parquet").num_rows == metrics["questions"] == 73
