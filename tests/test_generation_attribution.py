@@ -6,8 +6,8 @@ import datetime as dt
 import re
 
 from stages import attribution, contracts, generation
+from stages.common.text import MARKER_RE
 
-MARKER_RE = re.compile(r"\[(E\d+)\]")
 INDEXED_AT = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
 
 

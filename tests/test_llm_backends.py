@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from stages import attribution, contracts, generation
+from stages.common.text import MARKER_RE
 from stages.models import chat, errors, files, server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +46,6 @@ EVIDENCE = [
         "Storage per user: 250 GB; Price per user with annual billing: €24.65 per user per month.",
     ),
 ]
-MARKER_RE = re.compile(r"\[(E\d+)\]")
 
 
 def request(state: str = "success", evidence=EVIDENCE) -> generation.Request:
