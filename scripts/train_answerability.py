@@ -29,6 +29,10 @@ task in the steps a session can afford:
   pairs, 0.51 on the calibration split (`check`, the torch checkpoint, so not an export fault).
 The packaged bi-encoder's cosine alone reaches pair AUC 0.76 on the same calibration pairs: a
 fine-tuned cross-encoder has to beat that, which needs many more steps (a GPU, or more pairs).
+Also tried in session 4 and not kept: a logistic regression over the bi-encoder's product and
+difference vectors, the cosine and exact checks (missing names, numbers, dates, negation):
+pair AUC 0.870 on training pairs but 0.763 on the calibration split (cosine alone 0.759), and
+answerable-vs-unanswerable question AUC 0.61 there, so it adds nothing the ranker lacks.
 
 Usage:
   python scripts/train_answerability.py data  [--out .cache/answerability]
