@@ -249,7 +249,7 @@ class Scorer:
         for query, vector in zip(queries, vectors, strict=True):
             matrix = feature_rows(query, vector, rows, rrf, self.view, self.indexes, self.idf)
             best = np.maximum(best, learned_probability(matrix, self.config.ranker))
-        return best.tolist()
+        return _stable(best.tolist())
 
     def _cross_encoder(self, queries: list[str], rows: list[int]) -> list[float]:
         if self.pair_scorer is None:
@@ -259,7 +259,14 @@ class Scorer:
             texts = [(query, f"{self.view.headings[r]}\n{self.view.texts[r]}") for r in rows]
             best = np.maximum(best, self.pair_scorer.score(texts))
         scale, shift = self.config.ce_scale, self.config.ce_shift
-        return [1.0 / (1.0 + math.exp(-(scale * s + shift))) for s in best]
+        return _stable([1.0 / (1.0 + math.exp(-(scale * s + shift))) for s in best])
+
+
+def _stable(probabilities: list[float]) -> list[float]:
+    """Probabilities to 1e-9: the query embedding's last bits depend on the BLAS thread count
+    (a Dask worker process computed 0.6433753125179708 where threads gave ...715), and answers
+    must be identical whichever runner computed them."""
+    return [round(float(p), 9) for p in probabilities]
 
 
 def requery_text(question: str, best_heading: str | None) -> str:
@@ -421,6 +428,7 @@ def _judged(
     except AnswerabilityError as exc:
         state = _state(qid, "technical_error", None, None, f"answerability: {exc}")
         return {**outcome, "ranked": [], "state": state}
+    probabilities = _stable(probabilities)
     judged = sorted(
         ({**r, "confidence": p} for r, p in zip(top, probabilities, strict=True)),
         key=lambda r: -r["confidence"],

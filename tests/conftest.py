@@ -30,6 +30,25 @@ def load_test_config(tmp: Path, **overrides):
 
 
 @pytest.fixture(scope="session")
+def shared_store(tmp_path_factory) -> Path:
+    """A store holding the sample corpus snapshot, ingestion and indexing, built once per
+    session; tests copy it (`config_on_copy`) so each starts from the same shared stages."""
+    from flows.executor import run_shared_stages
+
+    base = tmp_path_factory.mktemp("shared-stages")
+    run_shared_stages(load_test_config(base))
+    return base
+
+
+def config_on_copy(shared_store: Path, tmp_path: Path, name: str, **overrides):
+    """A test config whose store is a fresh copy of `shared_store` under tmp_path/name."""
+    import shutil
+
+    shutil.copytree(shared_store / "artifacts", tmp_path / name / "artifacts")
+    return load_test_config(tmp_path / name, **overrides)
+
+
+@pytest.fixture(scope="session")
 def sample_store(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("sample")
 

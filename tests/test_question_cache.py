@@ -3,8 +3,6 @@ questions, and the assembled artifacts hold the rows a from-scratch run produces
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from flows.executor import (
@@ -12,28 +10,15 @@ from flows.executor import (
     is_per_question,
     load_questions,
     question_fingerprints,
-    run_shared_stages,
     run_stages,
 )
 from flows.registry import STAGES, WIRING
-from tests.conftest import SAMPLE_QUESTIONS, load_test_config
+from tests.conftest import SAMPLE_QUESTIONS
+from tests.conftest import config_on_copy as _config
 
 PER_QUESTION = [name for name in STAGES if is_per_question(name)]
 # Timings differ between any two runs; they are not results.
 TIMING_COLUMNS = {"latency_ms", "duration_ms", "seconds"}
-
-
-@pytest.fixture(scope="module")
-def shared_store(tmp_path_factory):
-    """Corpus snapshot, ingestion and indexing built once; each test copies them."""
-    base = tmp_path_factory.mktemp("question-cache")
-    run_shared_stages(load_test_config(base))
-    return base
-
-
-def _config(shared_store, tmp_path, name: str, **overrides):
-    shutil.copytree(shared_store / "artifacts", tmp_path / name / "artifacts")
-    return load_test_config(tmp_path / name, **overrides)
 
 
 def _rows(store, result, stage: str, table: str) -> list[dict]:

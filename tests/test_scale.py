@@ -6,31 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from typing import Any
 
 import pytest
 
 from flows.backfill import run_backfill
-from flows.executor import is_per_question, run_shared_stages
+from flows.executor import is_per_question
 from flows.executor import run_stages as run_plain
 from flows.pipeline import run_pipeline_flow
 from flows.registry import STAGES
 from tests.conftest import SAMPLE_QUESTIONS, load_test_config
+from tests.conftest import config_on_copy as _config
 
 TIMING_COLUMNS = {"latency_ms"}
-
-
-@pytest.fixture(scope="module")
-def shared_store(tmp_path_factory):
-    base = tmp_path_factory.mktemp("scale")
-    run_shared_stages(load_test_config(base))
-    return base
-
-
-def _config(shared_store, tmp_path, name: str, **overrides):
-    shutil.copytree(shared_store / "artifacts", tmp_path / name / "artifacts")
-    return load_test_config(tmp_path / name, **overrides)
 
 
 def _records(n: int) -> list[dict]:
