@@ -124,3 +124,14 @@ def test_strict_reads_p_yes_and_a_failure_is_an_error():
     assert calibrated == pytest.approx(0.8**2 / (0.8**2 + 0.2**2))
     with pytest.raises(AnswerabilityError, match="server down"):
         YesNoAnswerability(FixedYesNo(None), platt).probabilities("q?", [("t", "p")])
+
+
+def test_the_strict_judge_reads_the_sentences_that_match_the_question():
+    text = (
+        "The company was founded in 1999. It moved to Lyon in 2004. The Team plan costs 12 euros. "
+        "Support answers within a day. The office has a garden."
+    )
+    focused = answerability.focused_passage("What does the Team plan cost?", text, 2)
+    assert "The Team plan costs 12 euros." in focused and len(focused) < len(text)
+    assert answerability.focused_passage("Anything?", "One. Two.", 3) == "One. Two."
+    assert answerability.focused_passage("Cost?", text, 0) == text

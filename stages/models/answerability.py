@@ -46,6 +46,9 @@ class AnswerabilitySettings(BaseModel):
     shift: float = 0.0
     top_k: int = Field(2, ge=1, description="top-ranked chunks judged per question")
     max_passage_chars: int = Field(1500, ge=100, description="strict: passage text sent")
+    # The judge's cost grows with the prompt (~2.9 s for a 1,500-character chunk on 2 cores): the
+    # sentences sharing most words with the question, in their order, keep it short. 0 = whole.
+    passage_sentences: int = Field(3, ge=0, description="strict: sentences sent per passage")
 
 
 class AnswerabilityJudge(Protocol):
@@ -87,6 +90,20 @@ class PairAnswerability:
         return best
 
 
+def focused_passage(question: str, text: str, sentences: int) -> str:
+    """The `sentences` sentences of `text` that share most content words with the question, in
+    text order (the whole text when it has no more than that, or when `sentences` is 0)."""
+    from stages.common.text import content_tokens, sentence_spans
+
+    spans = sentence_spans(text)
+    if not sentences or len(spans) <= sentences:
+        return text
+    wanted = set(content_tokens(question))
+    overlap = [len(wanted & set(content_tokens(text[a:b]))) for a, b in spans]
+    chosen = sorted(sorted(range(len(spans)), key=lambda i: (-overlap[i], i))[:sentences])
+    return " ".join(text[spans[i][0] : spans[i][1]] for i in chosen)
+
+
 class YesNoAnswerability:
     """P(yes) of a yes/no judge, per passage, mapped through the same Platt scaling."""
 
@@ -98,8 +115,9 @@ class YesNoAnswerability:
     def probabilities(self, question: str, passages: list[tuple[str, str]]) -> list[float]:
         results = []
         for title, text in passages:
+            passage = focused_passage(question, text, self.settings.passage_sentences)
             user = (
-                f"Passage ({title}):\n{text[: self.settings.max_passage_chars]}\n\n"
+                f"Passage ({title}):\n{passage[: self.settings.max_passage_chars]}\n\n"
                 f"Question: {question}\n\nDoes the passage state the answer to this exact "
                 "question?"
             )
