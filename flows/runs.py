@@ -62,7 +62,16 @@ def summarize(result: PipelineResult, store: ArtifactStore, wall_seconds: float)
 
 
 def _no_source_inputs(result: PipelineResult, store: ArtifactStore):
-    """Eligibility rows, documents and the doc ids whose metadata were defaults (no catalog)."""
+    """What explaining an empty selection needs: the eligibility rows of only the questions
+    that had no eligible document (filtered in Arrow: the table holds questions x documents),
+    the ids of every question it decided on, the documents and the doc ids whose metadata were
+    defaults (no catalog)."""
+    eligibility = store.read_table(result.refs["source_selection"], "eligibility").select(
+        ["question_id", "doc_id", "eligible", "rule"]
+    )
+    decided = eligibility.group_by("question_id").aggregate([("eligible", "max")])
+    empty = decided.filter(pc.invert(decided["eligible_max"]))["question_id"]
+    rows = eligibility.filter(pc.is_in(eligibility["question_id"], value_set=empty)).to_pylist()
     ingestion_ref = result.refs["ingestion"]
     documents = store.read_table(ingestion_ref, "documents").select(
         ["doc_id", "path", "trust_tier"]
@@ -71,9 +80,7 @@ def _no_source_inputs(result: PipelineResult, store: ArtifactStore):
     defaulted_paths = {e["path"] for e in errors if e["error_kind"] == "missing_metadata"}
     documents = documents.to_pylist()
     defaulted = {d["doc_id"] for d in documents if d["path"] in defaulted_paths}
-    eligibility = store.read_table(result.refs["source_selection"], "eligibility")
-    rows = eligibility.select(["question_id", "doc_id", "eligible", "rule"]).to_pylist()
-    return rows, documents, defaulted
+    return rows, decided["question_id"].to_pylist(), documents, defaulted
 
 
 def selection_warnings(
@@ -82,8 +89,8 @@ def selection_warnings(
     """Say so when questions had no eligible source at all, and why (e.g. defaulted tiers)."""
     from stages.source_selection import no_eligible_sources
 
-    rows, documents, defaulted = _no_source_inputs(result, store)
-    message = no_eligible_sources(rows, documents, defaulted, question_ids)
+    rows, decided, documents, defaulted = _no_source_inputs(result, store)
+    message = no_eligible_sources(rows, documents, defaulted, question_ids or decided)
     return [message] if message else []
 
 
@@ -95,12 +102,15 @@ def question_warnings(result: PipelineResult, store: ArtifactStore) -> list[str 
     """
     from stages.source_selection import no_eligible_sources
 
-    rows, documents, defaulted = _no_source_inputs(result, store)
+    rows, decided, documents, defaulted = _no_source_inputs(result, store)
     by_question: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_question[row["question_id"]].append(row)
+    has_eligible = set(decided) - set(by_question)
     return [
-        no_eligible_sources(by_question.get(qid, []), documents, defaulted, [qid])
+        None
+        if qid in has_eligible
+        else no_eligible_sources(by_question.get(qid, []), documents, defaulted, [qid])
         for qid in result.final_answers.column("question_id").to_pylist()
     ]
 

@@ -213,14 +213,7 @@ def train(
     started = time.time()
     for step in range(steps):
         batch = [rows[i] for i in batches[step]]
-        encoded = tokenizer(
-            [r["question"] for r in batch],
-            [r["passage"] for r in batch],
-            truncation="only_second",
-            max_length=MAX_LENGTH,
-            padding=True,
-            return_tensors="pt",
-        ).to(device)
+        encoded = _encode(tokenizer, batch).to(device)
         labels = torch.tensor([float(r["label"]) for r in batch], device=device)
         loss = loss_fn(model(**encoded).logits.squeeze(-1), labels)
         loss.backward()
@@ -235,6 +228,18 @@ def train(
     model.save_pretrained(str(checkpoint))
     tokenizer.save_pretrained(str(checkpoint))
     print(f"saved {checkpoint} after {time.time() - started:.0f}s")
+
+
+def _encode(tokenizer, batch: list[dict]):
+    """A padded batch of (question, passage) pairs as torch tensors, passage side truncated."""
+    return tokenizer(
+        [r["question"] for r in batch],
+        [r["passage"] for r in batch],
+        truncation="only_second",
+        max_length=MAX_LENGTH,
+        padding=True,
+        return_tensors="pt",
+    )
 
 
 def _length_batches(rows: list[dict], tokenizer, batch_size: int, epochs: int) -> list[list[int]]:
@@ -274,15 +279,7 @@ def check(checkpoint: Path, data: Path, limit: int = 600) -> dict:
     with torch.no_grad():
         for start in range(0, len(rows), 64):
             batch = rows[start : start + 64]
-            encoded = tokenizer(
-                [r["question"] for r in batch],
-                [r["passage"] for r in batch],
-                truncation="only_second",
-                max_length=MAX_LENGTH,
-                padding=True,
-                return_tensors="pt",
-            )
-            scores += model(**encoded).logits.squeeze(-1).tolist()
+            scores += model(**_encode(tokenizer, batch)).logits.squeeze(-1).tolist()
     labels = np.array([r["label"] for r in rows])
     report = {"pairs": len(rows), "pair_auc_torch": round(_auc(np.array(scores), labels), 4)}
     print(json.dumps(report))

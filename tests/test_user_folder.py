@@ -515,7 +515,7 @@ def test_a_refusal_row_says_when_the_defaults_left_no_eligible_source(tmp_path):
     from conftest import load_test_config
 
     from flows.pipeline import questions_table, run_stages
-    from flows.runs import summarize, write_run
+    from flows.runs import selection_warnings, summarize, write_run
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -535,6 +535,7 @@ def test_a_refusal_row_says_when_the_defaults_left_no_eligible_source(tmp_path):
         "no eligible sources: 2 documents defaulted to tier untrusted, below the query type's "
         "minimum tier"
     )
+    assert selection_warnings(result, store) == [row["warning"]]  # the run summary's line
 
 
 # ---------------------------------------------------------------- grounding ingest --check

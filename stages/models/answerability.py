@@ -69,7 +69,7 @@ class PairAnswerability:
     def __init__(self, scorer, settings: AnswerabilitySettings) -> None:
         self.scorer = scorer
         self.settings = settings
-        self.model_id = f"fast:{getattr(scorer, 'model_id', 'pair-model')}"
+        self.model_id = f"fast:{scorer.model_id}"
 
     def probabilities(self, question: str, passages: list[tuple[str, str]]) -> list[float]:
         from stages.models.onnx_pairs import sentence_passages

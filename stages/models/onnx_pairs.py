@@ -42,6 +42,7 @@ class OnnxPairScorer:
             self.sha256 = file_sha256(model_file, use_sidecar=False)
         except (OSError, IndexError) as exc:
             raise PairModelError(f"pair model unreadable at {self.model_dir}: {exc}") from exc
+        self.model_id = f"onnx:{self.sha256[:12]}"
         if self.sha256 != expected:
             raise PairModelError(
                 f"pair model {model_file} has sha256 {self.sha256[:12]}…, expected {expected[:12]}…"
