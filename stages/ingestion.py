@@ -31,6 +31,7 @@ from stages import contracts
 from stages.common import progress
 from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
+from stages.formats import Block, ParseError
 
 NAME = "ingestion"
 VERSION = "1.2.0"
@@ -114,23 +115,8 @@ class DocumentMeta(BaseModel):
         return value
 
 
-class IngestError(Exception):
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-@dataclass
-class Block:
-    """One structural element of a document: heading, text or table."""
-
-    kind: str
-    text: str
-    page: int | None
-    depth: int = 0
-    start: int = 0
-    end: int = 0
-    section_path: str = ""
+# A file that cannot be read; the readers in stages.formats raise the same class.
+IngestError = ParseError
 
 
 @dataclass

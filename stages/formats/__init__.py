@@ -1,0 +1,46 @@
+"""Format readers: one module per family of file formats, shared by ingestion (a helper package,
+not a stage: it never imports a stage).
+
+A reader turns a file's bytes into `Block`s: headings, text and tables in reading order, each with
+the page it sits on and, where the format has one, an `anchor` that says where in the original
+file the block is (a page box, a slide, a cell range, a time range, a ticket comment). Ingestion
+lays the blocks out into the document text and keeps the anchors beside it, so a citation can
+point back into the original file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ParseError(Exception):
+    """A file that cannot be read: `kind` becomes the error row's `error_kind`."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class Block:
+    """One structural element of a document: heading, text or table.
+
+    `anchor` is a small JSON-able dict in the format's own terms, for example
+    {"page": 3, "box": [x0, y0, x1, y1]}, {"slide": 2}, {"sheet": "Prices", "range": "A1:D4"},
+    {"start": "00:01:02.000", "end": "00:01:09.500", "speaker": "Ana"},
+    {"ticket": "T-42", "comment": 3, "author": "...", "date": "..."}.
+    `origin` is "ocr" for text recognised from an image, with `confidence` its mean score.
+    """
+
+    kind: str
+    text: str
+    page: int | None
+    depth: int = 0
+    start: int = 0
+    end: int = 0
+    section_path: str = ""
+    anchor: dict[str, Any] | None = None
+    origin: str = "text"
+    confidence: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. a table's cells
