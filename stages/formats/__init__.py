@@ -10,6 +10,8 @@ point back into the original file.
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,3 +46,15 @@ class Block:
     origin: str = "text"
     confidence: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. a table's cells
+
+
+# The reader module for each suffix; each exposes `read(data: bytes, options) -> list[Block]`
+# and is imported only when a file of its kind turns up (OCR and Office readers are heavy).
+# Suffixes not listed here are read by ingestion's unstructured partitioners.
+READER_MODULES: dict[str, str] = {}
+
+
+def reader_for(suffix: str) -> Callable[[bytes, Any], list[Block]] | None:
+    """The `read` function for a file suffix (".pptx"), or None when ingestion reads it itself."""
+    module = READER_MODULES.get(suffix.lower())
+    return None if module is None else importlib.import_module(module).read
