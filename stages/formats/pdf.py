@@ -18,6 +18,7 @@ OCR_DPI = 200  # PP-OCR reads 10 pt text reliably at 200 dpi (about 28 px per li
 DEFAULT_MAX_PDF_PAGES = 2_000
 DEFAULT_MAX_OCR_PAGES = 50
 DEFAULT_CHUNK_CHARS = 900
+PLACEHOLDER_TITLES = {"untitled", "untitled document", "document"}
 RULED_TABLES = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 
 
@@ -83,6 +84,8 @@ def check_structure(data: bytes, max_pages: int) -> str | None:
     if pages > max_pages:
         raise ParseError("too_complex", f"{pages} pages exceed max_pdf_pages={max_pages}")
     title = normalize_text(str(title)) if title else ""
+    if title.lower() in PLACEHOLDER_TITLES:
+        return None  # what a PDF library writes when nobody set a title
     return title[: layout.HEADING_MAX_CHARS] or None
 
 
