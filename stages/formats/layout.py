@@ -117,7 +117,7 @@ def merge_words(line: Line) -> Line:
     for word in line.spans:
         last = merged[-1] if merged else None
         gap_limit = SPAN_GAP_EMS * max(word.size, last.size) if last else 0
-        if last is not None and word.x0 - last.x1 <= gap_limit and word.bold == last.bold:
+        if last is not None and word.x0 - last.x1 <= gap_limit:
             merged[-1] = Span(
                 f"{last.text} {word.text}",
                 last.x0,
@@ -125,7 +125,7 @@ def merge_words(line: Line) -> Line:
                 max(last.x1, word.x1),
                 max(last.bottom, word.bottom),
                 max(last.size, word.size),
-                last.bold,
+                last.bold and word.bold,
                 _mean_confidence([last, word]),
             )
         else:
