@@ -288,3 +288,40 @@ def test_a_corpus_without_scans_never_imports_an_ocr_library(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- layout rules
+
+
+def _span(text: str, x0: float, top: float, size: float = 10.0):
+    from stages.formats import layout
+
+    return layout.Span(text, x0, top, x0 + len(text) * size * 0.5, top + size, size)
+
+
+def _layout_blocks(spans):
+    from stages.formats import layout
+
+    return layout.document_blocks([layout.Page(1, 595.0, 842.0, spans)], 900)
+
+
+def test_aligned_columns_become_a_table_whose_header_names_each_value():
+    rows = [("Region", "Uptime"), ("Frankfurt", "99.95%"), ("Dublin", "99.9%")]
+    spans = [
+        _span(text, 60 + 200 * c, 100 + 16 * r)
+        for r, row in enumerate(rows)
+        for c, text in enumerate(row)
+    ]
+    (table,) = _layout_blocks(spans)
+    assert table.kind == "table"
+    assert table.text == "Region: Frankfurt | Uptime: 99.95%\nRegion: Dublin | Uptime: 99.9%"
+
+
+def test_two_columns_of_prose_are_not_a_table():
+    left = "running prose in the left column of a two-column page"
+    right = "and more running prose in the right column beside it"
+    spans = []
+    for line in range(5):
+        spans += [_span(left, 50, 100 + 14 * line), _span(right, 340, 100 + 14 * line)]
+    blocks = _layout_blocks(spans)
+    assert [b.kind for b in blocks] == ["text"]
