@@ -246,6 +246,23 @@ def test_image_blocks_have_pixel_boxes_and_each_tiff_frame_is_a_page(note_image)
     assert 0 <= x0 < x1 <= 1654 and 0 <= top < bottom <= 400
 
 
+def test_a_thin_strip_is_read_at_its_own_scale():
+    """Detection scales an image up to 736 px on its short side; the engine pads instead."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from stages.formats import images
+
+    strip = Image.new("L", (900, 120), 255)
+    font = ImageFont.load_default(48)  # Pillow's own font: scaled up 6x, it came back split
+    ImageDraw.Draw(strip).text((20, 30), "Enterprise 49 EUR", font=font, fill=0)
+    buffer = io.BytesIO()
+    strip.save(buffer, "PNG")
+    (block,) = images.read(buffer.getvalue(), ingestion.Config())
+    assert block.text == "Enterprise 49 EUR"
+    x0, top, x1, bottom = block.anchor["box"]
+    assert 0 <= x0 < x1 <= 900 and 0 <= top < bottom <= 120
+
+
 CORRUPT_IMAGES = {
     "header-only.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64,
     "random.jpg": bytes(range(256)) * 8,

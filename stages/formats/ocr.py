@@ -22,6 +22,7 @@ ENGINES = ("rapidocr", "none")
 # turn a box height into a font size comparable across lines (for headings and gaps).
 DESCENDERS = set("gjpqy(),;[]{}|@$")
 ASCENT_SHARE, FULL_SHARE, BOX_PADDING = 0.72, 0.93, 1.45
+DETECTION_MIN_SIDE = 736  # RapidOCR's Det.limit_side_len with limit_type "min"
 
 
 @dataclass
@@ -70,7 +71,7 @@ class RapidOcrEngine:
 
         # A 3x3 median removes scanner specks, which otherwise swallow the spaces between
         # words ("seatcontract"): on generated scans 90 % -> 100 % of words, text unharmed.
-        cleaned = image.convert("RGB").filter(ImageFilter.MedianFilter(3))
+        cleaned = _padded(image.convert("RGB").filter(ImageFilter.MedianFilter(3)))
         pixels = np.asarray(cleaned)[:, :, ::-1]  # RapidOCR expects BGR
         result = self._ocr(pixels)
         if result is None or getattr(result, "txts", None) is None:
@@ -82,6 +83,22 @@ class RapidOcrEngine:
             if text.strip():
                 lines.append(OcrLine(text.strip(), (min(xs), min(ys), max(xs), max(ys)), score))
         return lines
+
+
+def _padded(image: Any) -> Any:
+    """The image on a white canvas whose short side is at least DETECTION_MIN_SIDE, top-left
+    aligned so boxes keep their coordinates: detection scales a smaller image up to that side,
+    and a 900 x 120 strip blown up six times came back split ("Enterprise 4", "49")."""
+    from PIL import Image
+
+    width, height = image.size
+    if min(width, height) >= DETECTION_MIN_SIDE:
+        return image
+    canvas = Image.new(
+        "RGB", (max(width, DETECTION_MIN_SIDE), max(height, DETECTION_MIN_SIDE)), "white"
+    )
+    canvas.paste(image, (0, 0))
+    return canvas
 
 
 @lru_cache(maxsize=2)
