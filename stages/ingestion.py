@@ -772,7 +772,7 @@ def _read_blocks(path: str, data: bytes, config: Config, notes: ParseNotes) -> l
     reader = reader_for(PurePosixPath(path).suffix)
     if reader is None:
         elements = _partition(path, data, config, notes)
-        return _blocks(elements)  # the element tree, the largest thing a parse holds, goes here
+        return _blocks(elements)  # the element tree, the largest thing a parse holds, is dropped
     blocks = reader(data, config)
     notes.title_hint = getattr(blocks, "title", None)
     notes.warnings.extend(getattr(blocks, "warnings", []))
