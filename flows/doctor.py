@@ -61,11 +61,28 @@ def _generator_model() -> str:
     return f"{files.DEFAULT_MODEL_PATH} sha256 {digest[:12]}…"
 
 
+def _ocr() -> str:
+    """The OCR of scanned pages and images, with the models inside the rapidocr wheel."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from stages.formats import ocr
+
+    image = Image.new("L", (900, 600), 255)  # page-like: a thin strip is upscaled and split
+    ImageDraw.Draw(image).text(
+        (20, 30), "Enterprise 49 EUR", font=ImageFont.load_default(48), fill=0
+    )
+    lines = ocr.get_engine("rapidocr").recognize(image)
+    text = " ".join(line.text for line in lines)
+    assert "49" in text, f"OCR read {text!r}"
+    return f"read {text!r}"
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "unstructured + PyPI spaCy model": _parse_markdown,
     "packaged embedding model": _embed,
     "faiss / prefect / ragas": _imports,
     "local generator GGUF": _generator_model,
+    "OCR (RapidOCR, packaged PP-OCR models)": _ocr,
 }
 
 

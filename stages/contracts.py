@@ -156,6 +156,11 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("char_end", pa.int64()),
             ("text", pa.string()),
             ("is_table", pa.bool_()),
+            # "ocr" when any of the chunk's text was recognised from an image (a scanned page,
+            # a picture), else "text"; ocr_confidence is then the lowest OCR score among its
+            # blocks (0..1), so a reader can weigh a citation of recognised text
+            ("origin", pa.string()),
+            ("ocr_confidence", pa.float64()),
             ("published_at", pa.date32()),
             ("last_modified", pa.date32()),
             ("indexed_at", pa.timestamp("us", tz="UTC")),

@@ -1,4 +1,7 @@
-"""Stage 1, ingestion: parse md/html/txt/pdf/docx with unstructured and chunk by structure.
+"""Stage 1, ingestion: parse documents into structured blocks and chunk by structure.
+
+md/html/txt/docx are read with unstructured's partitioners; PDFs and images with the readers in
+`stages.formats` (text layer with pdfplumber, scanned pages and images through OCR).
 
 Input is a snapshot of the corpus (`corpus_files`: path, bytes, sha256), so the stage is a pure
 function of its input table and the cache key follows the content, never file paths. Document
@@ -21,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow as pa
 import yaml
@@ -31,15 +34,18 @@ from stages import contracts
 from stages.common import progress
 from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
-from stages.formats import Block, ParseError
+from stages.formats import READER_MODULES, Block, ParseError, reader_for
 
 NAME = "ingestion"
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
 
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt", ".pdf", ".docx")
+# unstructured's formats, plus every suffix a reader in stages.formats reads
+DOCUMENT_SUFFIXES = tuple(
+    dict.fromkeys((".md", ".markdown", ".html", ".htm", ".txt", ".docx", *READER_MODULES))
+)
 SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 TRUST_TIERS = ("canonical", "verified", "community", "untrusted")
@@ -52,7 +58,11 @@ class Config(BaseModel):
     chunk_size: int = Field(900, ge=100, description="target chunk length in characters")
     chunk_overlap: int = Field(150, ge=0, description="characters repeated between chunks")
     max_file_bytes: int = Field(25_000_000, ge=1)
-    pdf_strategy: str = "fast"
+    # Scanned PDF pages (no text layer, an image) and image files are OCR'd; "none" turns it
+    # off (they become no_text error rows). Pages with a text layer are never OCR'd.
+    ocr_engine: Literal["rapidocr", "none"] = "rapidocr"
+    max_ocr_pages: int = Field(50, ge=0, description="scanned pages OCR'd per document")
+    max_image_pixels: int = Field(50_000_000, ge=1, description="pixels of one image or frame")
     text_encodings: list[str] = Field(
         ["utf-8"], description="tried in order before charset-normalizer guesses the encoding"
     )
@@ -586,11 +596,6 @@ def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> lis
         from unstructured.partition.text import partition_text
 
         return partition_text(text=_text_of(data, config, notes))
-    if suffix == ".pdf":
-        from unstructured.partition.pdf import partition_pdf
-
-        notes.title_hint = _check_pdf_structure(data, config)
-        return partition_pdf(file=io.BytesIO(data), strategy=config.pdf_strategy)
     if suffix == ".docx":
         from unstructured.partition.docx import partition_docx
 
@@ -707,33 +712,6 @@ def _flat_html_text(html: str) -> str:
     return "".join(parser.parts)
 
 
-def _check_pdf_structure(data: bytes, config: Config) -> str | None:
-    """pdfminer returns no elements for a corrupt PDF; tell corrupt apart from text-less.
-
-    Returns the PDF's own title, if it has one.
-    """
-    from pypdf import PdfReader
-    from pypdf.errors import FileNotDecryptedError, PyPdfError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise IngestError("encrypted", "password-protected PDF: cannot read its text")
-        pages = len(reader.pages)
-        title = (reader.metadata or {}).get("/Title")
-    except FileNotDecryptedError as exc:
-        raise IngestError("encrypted", "password-protected PDF: cannot read its text") from exc
-    except (PyPdfError, ValueError, OSError, KeyError, TypeError) as exc:
-        raise IngestError("parse_error", f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
-    if pages == 0:
-        raise IngestError("parse_error", "corrupt PDF: no pages")
-    if pages > config.max_pdf_pages:
-        limit = config.max_pdf_pages
-        raise IngestError("too_complex", f"{pages} pages exceed max_pdf_pages={limit}")
-    title = normalize_text(str(title)) if title else ""
-    return title[:HEADING_MAX_CHARS] or None
-
-
 def _check_docx_structure(data: bytes, config: Config) -> None:
     """A .docx is a zip: refuse a non-zip and one that unpacks far beyond the size budget."""
     import zipfile
@@ -789,6 +767,20 @@ def _blocks(elements: list[Any]) -> list[Block]:
     return blocks
 
 
+def _read_blocks(path: str, data: bytes, config: Config, notes: ParseNotes) -> list[Block]:
+    """A reader from stages.formats where the suffix has one, else unstructured's elements."""
+    reader = reader_for(PurePosixPath(path).suffix)
+    if reader is None:
+        elements = _partition(path, data, config, notes)
+        return _blocks(elements)  # the element tree, the largest thing a parse holds, is dropped
+    blocks = reader(data, config)
+    notes.title_hint = getattr(blocks, "title", None)
+    notes.warnings.extend(getattr(blocks, "warnings", []))
+    for block in blocks:
+        block.text = normalize_text(block.text)
+    return [block for block in blocks if block.text]
+
+
 def _layout(blocks: list[Block]) -> str:
     """Join blocks into the normalized document text, recording offsets and section paths."""
     parts, offset, headings = [], 0, []
@@ -811,15 +803,13 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
         raise IngestError("empty_file", "zero-byte file")
     notes = ParseNotes()
     try:
-        elements = _partition(path, data, config, notes)
+        blocks = _read_blocks(path, data, config, notes)
     except IngestError:
         raise
     except RecursionError as exc:
         raise IngestError("too_complex", "structure nested too deeply to parse") from exc
     except Exception as exc:  # parsers raise anything on corrupt input; record it, go on
         raise IngestError("parse_error", f"{type(exc).__name__}: {str(exc)[:300]}") from exc
-    blocks = _blocks(elements)
-    del elements  # the element tree is the largest thing a parse holds
     if not blocks:
         if path.lower().endswith(".pdf"):
             raise IngestError("no_text", "the PDF has no text layer (scanned images?)")
@@ -1122,10 +1112,23 @@ def _chunk_rows(parsed: ParsedDocument, config: Config, indexed_at: dt.datetime)
                 "char_end": end,
                 "text": text,
                 "is_table": any(p.kind == "table" for p in pieces),
+                **_origin(parsed.blocks, start, end),
                 "content_hash": _digest(text),
             }
         )
     return rows
+
+
+def _origin(blocks: list[Block], start: int, end: int) -> dict:
+    """Whether a chunk's text (document offsets start..end) came from OCR, and how sure."""
+    scores = [
+        b.confidence if b.confidence is not None else 0.0
+        for b in blocks
+        if b.origin == "ocr" and b.start < end and b.end > start
+    ]
+    if not scores:
+        return {"origin": "text", "ocr_confidence": None}
+    return {"origin": "ocr", "ocr_confidence": min(scores)}
 
 
 _INHERITED = (

@@ -48,10 +48,29 @@ class Block:
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. a table's cells
 
 
+class ReadBlocks(list):
+    """A reader's blocks (a `list[Block]`) with what it learned about the whole document:
+    its own title (a PDF's /Title) and warnings as (kind, message) pairs."""
+
+    def __init__(
+        self,
+        blocks: list[Block] = (),  # type: ignore[assignment]
+        *,
+        title: str | None = None,
+        warnings: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(blocks)
+        self.title = title
+        self.warnings = list(warnings or [])
+
+
 # The reader module for each suffix; each exposes `read(data: bytes, options) -> list[Block]`
 # and is imported only when a file of its kind turns up (OCR and Office readers are heavy).
 # Suffixes not listed here are read by ingestion's unstructured partitioners.
-READER_MODULES: dict[str, str] = {}
+READER_MODULES: dict[str, str] = {
+    ".pdf": "stages.formats.pdf",
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff"), "stages.formats.images"),
+}
 
 
 def reader_for(suffix: str) -> Callable[[bytes, Any], list[Block]] | None:

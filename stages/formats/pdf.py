@@ -1,0 +1,184 @@
+"""PDF reader: the text layer with pdfplumber (pdfminer), scanned pages through OCR.
+
+Per page: words with their font size and weight become spans (see `layout`), ruled tables come
+from pdfplumber's table finder with their cell boxes, tables without rules from the alignment
+of their columns. A page with a text layer is never OCR'd. A page without one that holds an
+image is rendered (pypdfium2) and OCR'd when `ocr_engine` is not "none", up to `max_ocr_pages`
+per document. Anchors are page boxes in PDF points, origin at the page's top-left corner.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from stages.formats import Block, ParseError, ReadBlocks, layout
+
+OCR_DPI = 200  # PP-OCR reads 10 pt text reliably at 200 dpi (about 28 px per line)
+DEFAULT_MAX_PDF_PAGES = 2_000
+DEFAULT_MAX_OCR_PAGES = 50
+DEFAULT_CHUNK_CHARS = 900
+PLACEHOLDER_TITLES = {"untitled", "untitled document", "document"}
+RULED_TABLES = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+
+
+def read(data: bytes, options: Any) -> ReadBlocks:
+    """Blocks of a PDF; `options` is ingestion's Config (only the fields used here are read)."""
+    title = check_structure(data, getattr(options, "max_pdf_pages", DEFAULT_MAX_PDF_PAGES))
+    engine_name = getattr(options, "ocr_engine", "rapidocr")
+    max_ocr_pages = getattr(options, "max_ocr_pages", DEFAULT_MAX_OCR_PAGES)
+    max_table_chars = getattr(options, "chunk_size", DEFAULT_CHUNK_CHARS)
+    pages, scanned = _text_layer_pages(data)
+    warnings: list[tuple[str, str]] = []
+    if scanned and engine_name != "none":
+        to_ocr = scanned[:max_ocr_pages]
+        if len(scanned) > len(to_ocr):
+            skipped = len(scanned) - len(to_ocr)
+            warnings.append(
+                (
+                    "ocr_budget",
+                    f"{skipped} scanned pages not OCR'd: over max_ocr_pages={max_ocr_pages}",
+                )
+            )
+        pages.extend(_ocr_pages(data, to_ocr, engine_name))
+        pages.sort(key=lambda page: page.number)
+    blocks = [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
+    if not blocks:
+        raise ParseError("no_text", _no_text_message(scanned, engine_name))
+    if any(page.origin == "ocr" for page in pages):
+        ocr_numbers = ", ".join(str(p.number) for p in pages if p.origin == "ocr")
+        warnings.append(("ocr_used", f"text recognised by OCR on page(s) {ocr_numbers}"))
+    return ReadBlocks(blocks, title=title, warnings=warnings)
+
+
+def _no_text_message(scanned: list[int], engine_name: str) -> str:
+    if not scanned:
+        return "the PDF has no text layer (scanned images?)"
+    if engine_name == "none":
+        return (
+            f"the PDF has no text layer: {len(scanned)} page(s) are images and OCR is off "
+            "(ingestion.ocr_engine: none)"
+        )
+    return f"the PDF has no text layer and OCR found no text on its {len(scanned)} scanned page(s)"
+
+
+def check_structure(data: bytes, max_pages: int) -> str | None:
+    """Refuse encrypted, corrupt and over-long PDFs before reading them; the PDF's own title."""
+    from pypdf import PdfReader
+    from pypdf.errors import FileNotDecryptedError, PyPdfError
+
+    from stages.common.text import normalize_text
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ParseError("encrypted", "password-protected PDF: cannot read its text")
+        pages = len(reader.pages)
+        title = (reader.metadata or {}).get("/Title")
+    except FileNotDecryptedError as exc:
+        raise ParseError("encrypted", "password-protected PDF: cannot read its text") from exc
+    except (PyPdfError, ValueError, OSError, KeyError, TypeError) as exc:
+        raise ParseError("parse_error", f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
+    if pages == 0:
+        raise ParseError("parse_error", "corrupt PDF: no pages")
+    if pages > max_pages:
+        raise ParseError("too_complex", f"{pages} pages exceed max_pdf_pages={max_pages}")
+    title = normalize_text(str(title)) if title else ""
+    if title.lower() in PLACEHOLDER_TITLES:
+        return None  # what a PDF library writes when nobody set a title
+    return title[: layout.HEADING_MAX_CHARS] or None
+
+
+# ---------------------------------------------------------------- the text layer
+
+
+def _text_layer_pages(data: bytes) -> tuple[list[layout.Page], list[int]]:
+    """Pages with a text layer as spans, and the numbers of image-only pages (to OCR)."""
+    import pdfplumber
+
+    pages, scanned = [], []
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        for page in pdf.pages:
+            try:
+                if any(ch["text"].strip() for ch in page.chars):
+                    pages.append(_text_page(page))
+                elif page.images:
+                    scanned.append(page.page_number)
+            finally:
+                page.close()  # drop the page's cached layout objects
+    return pages, scanned
+
+
+def _text_page(page: Any) -> layout.Page:
+    result = layout.Page(page.page_number, float(page.width), float(page.height), [])
+    ruled = [t for t in page.find_tables(RULED_TABLES) if _is_real_table(t)]
+    result.tables = [_ruled_table_block(t, result) for t in ruled]
+    boxes = [t.bbox for t in ruled]
+    words = page.extract_words(extra_attrs=["size", "fontname"], keep_blank_chars=False)
+    for word in words:
+        middle = ((word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2)
+        if any(_inside(middle, box) for box in boxes):
+            continue  # read as part of its ruled table
+        result.spans.append(
+            layout.Span(
+                word["text"],
+                float(word["x0"]),
+                float(word["top"]),
+                float(word["x1"]),
+                float(word["bottom"]),
+                float(word["size"]),
+                bold=_is_bold(word["fontname"]),
+            )
+        )
+    return result
+
+
+def _is_bold(fontname: str) -> bool:
+    name = fontname.split("+", 1)[-1].lower()  # subset prefix "ABCDEF+Font-Bold"
+    return any(mark in name for mark in ("bold", "black", "heavy", "semibold", "demi"))
+
+
+def _inside(point: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def _is_real_table(table: Any) -> bool:
+    """A ruled box around a paragraph is a 1x1 'table'; a table has two rows and two columns."""
+    rows = table.rows
+    return len(rows) >= 2 and max(len(row.cells) for row in rows) >= 2
+
+
+def _ruled_table_block(table: Any, page: layout.Page) -> Block:
+    from stages.common.text import normalize_text
+
+    texts = table.extract()
+    rows = [[normalize_text(cell or "").replace("\n", " ") for cell in row] for row in texts]
+    boxes = [
+        [[round(v, 1) for v in cell] if cell else None for cell in row.cells] for row in table.rows
+    ]
+    return layout.table_block(rows, boxes, page, has_header=True)
+
+
+# ---------------------------------------------------------------- scanned pages
+
+
+def _ocr_pages(data: bytes, numbers: list[int], engine_name: str) -> list[layout.Page]:
+    """Render each image-only page and OCR it; spans in PDF points, like the text layer."""
+    import pypdfium2
+
+    from stages.formats import ocr
+
+    engine = ocr.get_engine(engine_name)
+    document = pypdfium2.PdfDocument(data)
+    try:
+        pages = []
+        for number in numbers:
+            page = document[number - 1]
+            width, height = page.get_size()
+            image = page.render(scale=OCR_DPI / 72).to_pil()
+            page.close()
+            spans = ocr.spans(ocr.recognize(engine, image), scale=72 / OCR_DPI)
+            pages.append(layout.Page(number, width, height, spans, unit="pt", origin="ocr"))
+        return pages
+    finally:
+        document.close()
