@@ -74,7 +74,7 @@ def csv_bytes() -> bytes:
     writer = csv.writer(out)
     writer.writerow(["Warehouse", "City", "Dock doors"])
     writer.writerow(["North hub", "Hamburg", "42"])
-    writer.writerow(["South hub", "Munich", "17"])
+    writer.writerow(["South hub", "München", "17"])
     return out.getvalue().encode("cp1252")  # a legacy export: decoded, the encoding recorded
 
 
