@@ -301,7 +301,7 @@ QUESTIONS = {
     ),
     "srt": ("When is the fire drill in Porto scheduled?", "00:00:01–00:00:04 (Carla)"),
     "ticket-json": (
-        "Why does the Parquet export fail for large workspaces?",
+        "Which version fixes the exporter running out of memory?",
         "ticket T-42, comment 3 by Bo, 2026-01-02",
     ),
     "ticket-jsonl": (
