@@ -1,8 +1,10 @@
 """Tables as first-class chunks (issue #17): questions whose answer sits in one table cell.
 
-Generated at bench time: twelve tables of invented entities (unique names and values, so one cell
-answers each question) spread over xlsx (two sheets), csv, pptx, html, docx and markdown. Each
-question asks one cell ("What is the range in km of the Orion van?"); it counts when the answer
+Generated at bench time: twelve tables of twenty invented entities (unique names and values, so one
+cell answers each question; names share words, "Orion Vela van" and "Orion Lyra van") spread over
+xlsx (two sheets), csv, pptx, html, docx and markdown. Each table is larger than a chunk, so it is
+split into row groups that repeat the header. Each row is asked about one of its cells, the
+columns taking turns ("What is the range in km of the Orion Vela van?"); it counts when the answer
 holds the cell's value and one of its citations lies on that table row, and for the formats with
 anchors when the citation's anchor names that row (slide row, sheet range). Target: >= 90 %.
 """
@@ -23,7 +25,7 @@ NAME = "tables"
 DESCRIPTION = "generated tables in 6 formats: one-cell questions answered and cited to their row"
 TARGET = 0.90
 SEED = 17
-ROWS_PER_TABLE = 6
+ROWS_PER_TABLE = 20
 
 # (table name, entity column, entity noun, [(column, unit, low, high)]): values are drawn unique.
 TABLES = [
@@ -140,11 +142,18 @@ NAMES = [
     "Scorpius",
     "Capricornus",
     "Aquarius",
+    "Mira",
+    "Vega",
+    "Rigel",
+    "Deneb",
+    "Sirius",
+    "Polaris",
 ]
 
 
 def build_tables(rng: random.Random) -> list[dict[str, Any]]:
-    names = iter(rng.sample(NAMES, len(NAMES)))
+    pairs = [f"{a} {b}" for a in NAMES[:20] for b in NAMES[20:40]]
+    names = iter(rng.sample(pairs, len(pairs)))
     used: set[str] = set()
     tables = []
     for (title, key, noun, columns), kind in zip(TABLES, FORMAT_OF, strict=True):
@@ -167,7 +176,7 @@ def questions(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
     asked = []
     for table in tables:
         for index, row in enumerate(table["rows"]):
-            for column in range(1, len(table["header"])):
+            for column in (1 + index % (len(table["header"]) - 1),):
                 name = table["header"][column]
                 asked.append(
                     {
