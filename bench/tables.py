@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import random
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -29,21 +30,36 @@ ROWS_PER_TABLE = 20
 
 # (table name, entity column, entity noun, [(column, unit, low, high)]): values are drawn unique.
 TABLES = [
-    ("Vehicles", "Vehicle", "van", [("Range in km", "", 150, 900), ("Seats", "", 2, 60)]),
-    ("Warehouses", "Warehouse", "depot", [("Dock doors", "", 3, 80), ("Staff", "", 10, 400)]),
+    (
+        "Vehicles",
+        "Vehicle",
+        "van",
+        [("Range in km", "", 150, 900), ("Payload in kg", "", 300, 3000)],
+    ),
+    (
+        "Warehouses",
+        "Warehouse",
+        "depot",
+        [("Floor area in m2", "", 1000, 90000), ("Staff", "", 100, 990)],
+    ),
     ("Plans", "Plan", "plan", [("Monthly price", "€", 5, 300), ("Storage in GB", "", 10, 5000)]),
-    ("Servers", "Server", "node", [("Memory in GB", "", 8, 1024), ("Cores", "", 2, 128)]),
-    ("Courses", "Course", "course", [("Duration in hours", "", 2, 90), ("Fee", "€", 50, 3000)]),
-    ("Vessels", "Vessel", "ship", [("Length in m", "", 20, 400), ("Crew", "", 3, 90)]),
+    ("Servers", "Server", "node", [("Memory in GB", "", 8, 1024), ("Price", "€", 1000, 20000)]),
+    ("Courses", "Course", "course", [("Duration in hours", "", 100, 990), ("Fee", "€", 50, 3000)]),
+    (
+        "Vessels",
+        "Vessel",
+        "ship",
+        [("Length in m", "", 20, 400), ("Displacement in t", "", 1000, 99000)],
+    ),
     ("Kilns", "Kiln", "kiln", [("Max temperature", "°C", 600, 1400), ("Volume in l", "", 20, 900)]),
     (
         "Drones",
         "Drone",
         "drone",
-        [("Flight time in min", "", 10, 95), ("Payload in g", "", 100, 9000)],
+        [("Range in m", "", 500, 9000), ("Payload in g", "", 100, 9000)],
     ),
-    ("Bridges", "Bridge", "bridge", [("Span in m", "", 30, 1900), ("Lanes", "", 1, 12)]),
-    ("Pumps", "Pump", "pump", [("Flow in l per min", "", 40, 4000), ("Head in m", "", 5, 300)]),
+    ("Bridges", "Bridge", "bridge", [("Span in m", "", 30, 1900), ("Toll in cents", "", 100, 990)]),
+    ("Pumps", "Pump", "pump", [("Flow in l per min", "", 40, 4000), ("Head in m", "", 100, 990)]),
     (
         "Libraries",
         "Library",
@@ -162,9 +178,14 @@ def build_tables(rng: random.Random) -> list[dict[str, Any]]:
         for _ in range(ROWS_PER_TABLE):
             row = [f"{next(names)} {noun}"]
             for _, unit, low, high in columns:
+                # unique in the whole corpus, so only its own cell holds the answer
                 value = rng.randint(low, high)
-                while str(value) in used:
+                for _ in range(10_000):
+                    if str(value) not in used:
+                        break
                     value = rng.randint(low, high)
+                else:
+                    raise ValueError(f"{title}: too few distinct values in {low}..{high}")
                 used.add(str(value))
                 row.append(f"{unit}{value}" if unit in "€$" and unit else f"{value} {unit}".strip())
             rows.append(row)
@@ -311,7 +332,8 @@ def score(asked: list[dict], tables: dict[str, dict], answers: dict, texts: dict
         answer = answers[question["question_id"]]
         line = _row_line(table, question["row"])
         answered = answer["status"] == "answered"
-        correct = answered and question["gold"] in (answer["answer"] or "")
+        gold = re.compile(rf"(?<![\d.,]){re.escape(question['gold'])}(?![\d])")
+        correct = answered and bool(gold.search(answer["answer"] or ""))
         on_row, anchored = False, None
         expected = _expected_anchor(question, table)
         for citation in answer["citations"] or []:
