@@ -18,4 +18,5 @@ BENCHES = {
     "user_folder": "bench.user_folder",
     "answerability": "bench.answerability",
     "ocr": "bench.ocr",
+    "tables": "bench.tables",
 }

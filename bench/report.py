@@ -15,6 +15,7 @@ TITLES = {
     "calibration": "Confidence calibration on SQuAD 2.0 dev",
     "user_folder": "A user's own folder: answers, per-file errors, peak memory",
     "ocr": "OCR of scanned pages: words recovered, seconds per page",
+    "tables": "Tables as chunks: one-cell questions cited to their row",
 }
 
 

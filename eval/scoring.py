@@ -21,6 +21,7 @@ from eval.metrics import (
 )
 from eval.sets import EvalSet
 from stages.contracts import FINAL_STATUSES, final_answer_problems
+from stages.formats.anchors import anchor_label
 
 
 @dataclass
@@ -77,6 +78,12 @@ def read_run_tables(result, store) -> RunTables:
             d["doc_id"]: d for d in store.read_table(refs["ingestion"], "documents").to_pylist()
         },
     )
+
+
+def _place(span: dict) -> str:
+    """ " (Prices!A4:C4)": where in the original file an evidence span sits, when known."""
+    label = anchor_label(span.get("anchor"))
+    return f" ({label})" if label else ""
 
 
 def _by_question(table) -> dict[str, dict]:
@@ -144,7 +151,8 @@ def question_row(q: dict, tables: RunTables, principals: dict[str, list[str]]) -
         "guardrail_reasons": list(report.get("reasons") or []),
         "guardrail_score": report.get("overall_score"),
         "evidence": [
-            f"[{e['evidence_id']}] {e['doc_id']}: {e['text']}" for e in tables.evidence[qid]
+            f"[{e['evidence_id']}] {e['doc_id']}{_place(e)}: {e['text']}"
+            for e in tables.evidence[qid]
         ],
         "gold_evidence_status": None,
         "gold_evidence_correct": None,

@@ -205,6 +205,7 @@ def ask(
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
     from flows.runs import selection_warnings
+    from stages.formats.anchors import anchor_label
 
     settings = _load(config, set_)
     record = {
@@ -218,7 +219,9 @@ def ask(
     console.print(answer["rendered_answer"] or "(no answer)")
     if answer["status"] == "answered":
         for citation in answer["citations"]:
+            place = anchor_label(citation.get("anchor"))
             page = f", p. {citation['page_number']}" if citation["page_number"] else ""
+            page = f", {place}" if place else page
             console.print(
                 f"  [{citation['evidence_id']}] {citation['title']} — {citation['section_path']}"
                 f"{page} (doc {citation['doc_id']}, "

@@ -54,6 +54,18 @@ def _imports() -> str:
     return f"faiss {faiss.__version__}, prefect {prefect.__version__}, ragas {ragas.__version__}"
 
 
+def _format_readers() -> str:
+    """The libraries behind stages/formats/ (pptx, xlsx, vtt/srt) import."""
+    from importlib import metadata
+
+    import openpyxl  # noqa: F401
+    import pptx  # noqa: F401
+    import webvtt  # noqa: F401
+
+    packages = ("python-pptx", "openpyxl", "webvtt-py")
+    return ", ".join(f"{name} {metadata.version(name)}" for name in packages)
+
+
 def _generator_model() -> str:
     from stages.models import files
 
@@ -81,6 +93,7 @@ CHECKS: dict[str, Callable[[], str]] = {
     "unstructured + PyPI spaCy model": _parse_markdown,
     "packaged embedding model": _embed,
     "faiss / prefect / ragas": _imports,
+    "format readers (pptx, xlsx, vtt/srt)": _format_readers,
     "local generator GGUF": _generator_model,
     "OCR (RapidOCR, packaged PP-OCR models)": _ocr,
 }

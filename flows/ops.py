@@ -160,6 +160,14 @@ def trace_command(
     console.print(render_trace(trace))
 
 
+def _place(span: dict) -> str:
+    """ " (slide 3)": where in the original file an evidence span sits, when its format says."""
+    from stages.formats.anchors import anchor_label
+
+    label = anchor_label(span.get("anchor"))
+    return f" ({label})" if label else ""
+
+
 def render_trace(trace: dict) -> str:
     excluded = [d for d in trace["source_selection"] if not d["eligible"]]
     lines = [
@@ -176,7 +184,10 @@ def render_trace(trace: dict) -> str:
             for a in trace.get("rerank_attempts", [])
         ),
         "evidence:",
-        *(f"  [{e['evidence_id']}] {e['doc_id']} {e['text'][:100]}" for e in trace["evidence"]),
+        *(
+            f"  [{e['evidence_id']}] {e['doc_id']}{_place(e)} {e['text'][:100]}"
+            for e in trace["evidence"]
+        ),
         f"generation: {trace['generation'].get('backend')} -> "
         f"{trace['generation'].get('answer') or trace['generation'].get('refusal_reason')}",
         f"guardrails: {trace['guardrails'].get('action')} {trace['guardrails'].get('reasons')}",

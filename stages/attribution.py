@@ -3,7 +3,8 @@
 A marker that resolves to nothing blocks the answer (status `blocked`, reason recorded). A claim
 sentence without any marker is listed for the guardrails. The rendered answer names each source
 the way a reader can check it: "According to <title> (<section>, p. <page>, version <v>, dated
-<date>) …", where the section path leaves out the title it starts with.
+<date>) …", where the section path leaves out the title it starts with; a citation with an anchor
+names it in place of the page ("slide 3", "Prices!A4:C4", "00:01:02–00:01:09 (Ana)").
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from pydantic import BaseModel, ConfigDict
 from stages import contracts
 from stages.common.logs import question_scope
 from stages.common.text import MARKER_RE, cited_sentences
+from stages.formats.anchors import anchor_label
 
 NAME = "attribution"
-VERSION = "1.1.0"
+VERSION = "1.2.0"  # 1.2: citations carry their anchor, named in the label
 OUTPUTS = ("attributions",)  # contract tables written
 INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question
@@ -51,7 +53,10 @@ def section_below_title(section_path: str | None, title: str) -> str | None:
 
 def source_label(citation: dict) -> str:
     details = [section_below_title(citation["section_path"], citation["title"])]
-    if citation["page_number"] is not None:
+    place = anchor_label(citation.get("anchor"))
+    if place:
+        details.append(place)
+    elif citation["page_number"] is not None:
         details.append(f"p. {citation['page_number']}")
     if citation["version"]:
         details.append(f"version {citation['version']}")
@@ -89,7 +94,7 @@ def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
     declared_unknown = [
         i for i in generation["citations"] or [] if i not in evidence and i not in unresolved
     ]
-    citations = {i: {f: evidence[i][f] for f in CITATION_FIELDS} for i in ids if i in evidence}
+    citations = {i: {f: evidence[i].get(f) for f in CITATION_FIELDS} for i in ids if i in evidence}
     unmarked = [sentence for sentence, cited in cited_sentences(answer) if not cited]
     row = {
         **base,

@@ -16,6 +16,14 @@ from stages.common.text import MARKER_RE
 
 STRING_LIST = pa.list_(pa.string())
 
+# Where a span of a document's text sits in the original file: document offsets and the anchor as
+# JSON in the format's own terms ({"slide": 3}, {"sheet": "Prices", "range": "A4:C4"},
+# {"start": "00:01:02.000", "end": "00:01:09.500", "speaker": "Ana"}, {"ticket": "T-42",
+# "comment": 3, "author": "Bo", "date": "2026-01-02"}, {"page": 2, "box": [x0, y0, x1, y1],
+# "origin": "ocr", "confidence": 0.91}); see stages/formats/anchors.py.
+ANCHOR_SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("anchor", pa.string())])
+ANCHOR_SPANS = pa.list_(ANCHOR_SPAN)
+
 CITATION = pa.struct(
     [
         ("evidence_id", pa.string()),
@@ -31,6 +39,7 @@ CITATION = pa.struct(
         ("indexed_at", pa.timestamp("us", tz="UTC")),
         ("confidence", pa.float64()),
         ("is_stale", pa.bool_()),
+        ("anchor", pa.string()),  # JSON: the anchor covering the span; null when none
     ]
 )
 
@@ -140,6 +149,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("supersedes", STRING_LIST),
             ("doc_type", pa.string()),
             ("text", pa.string()),
+            ("anchors", ANCHOR_SPANS),  # anchors beside the text; empty for plain formats
             ("content_hash", pa.string()),
         ]
     ),
@@ -161,6 +171,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             # blocks (0..1), so a reader can weigh a citation of recognised text
             ("origin", pa.string()),
             ("ocr_confidence", pa.float64()),
+            ("anchors", ANCHOR_SPANS),  # the document's anchor spans that overlap the chunk
             ("published_at", pa.date32()),
             ("last_modified", pa.date32()),
             ("indexed_at", pa.timestamp("us", tz="UTC")),
@@ -287,6 +298,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("indexed_at", pa.timestamp("us", tz="UTC")),
             ("is_stale", pa.bool_()),
             ("confidence", pa.float64()),
+            ("anchor", pa.string()),  # JSON: the anchor covering the span; null when none
         ]
     ),
     "generations": pa.schema(

@@ -3,7 +3,9 @@
 Each retained chunk is split into sentences; a sentence is kept only if it shares content words
 with the (sub-)question it serves. Multi-part questions (the retrieval stage's decomposition
 rewrites) get evidence per part, so every claim can be attributed downstream. Offsets index the
-document's normalized text, so `documents.text[char_start:char_end] == evidence.text`.
+document's normalized text, so `documents.text[char_start:char_end] == evidence.text`. Each span
+carries the anchor covering it in the original file (a slide, a cell range, a time range…), from
+the chunk's anchor spans.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from stages import contracts
 from stages.common.logs import question_scope
 from stages.common.text import content_tokens, coverage, sentence_spans
+from stages.formats.anchors import anchor_for_span
 
 NAME = "evidence"
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: each span carries the anchor covering it
 OUTPUTS = ("evidence",)  # contract tables written
 INPUTS = ("questions", "ranked", "rerank_status", "chunks", "retrieval_queries")
 PER_QUESTION = True  # cached and batched per question
@@ -179,6 +182,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                     "indexed_at": chunk["indexed_at"],
                     "is_stale": _is_stale(chunk, today, config.freshness_window_days),
                     "confidence": chunk["confidence"],
+                    "anchor": anchor_for_span(chunk.get("anchors"), span["start"], span["end"]),
                 }
             )
     return {"evidence": contracts.from_rows(rows, "evidence")}

@@ -1,7 +1,11 @@
-"""Stage 1, ingestion: parse documents into structured blocks and chunk by structure.
+"""Stage 1, ingestion: parse documents into blocks and chunk them by structure.
 
-md/html/txt/docx are read with unstructured's partitioners; PDFs and images with the readers in
-`stages.formats` (text layer with pdfplumber, scanned pages and images through OCR).
+md/html/txt/docx are read with unstructured; the formats with a reader in `stages.formats` by that
+reader: PDFs (text layer with pdfplumber), scanned pages and png/jpg/tiff images (offline OCR),
+pptx, xlsx, csv, vtt, srt and ticket exports in json/jsonl/csv. Tables are blocks of their own
+(`stages.formats.tables`), and the anchors the readers give (a page box, a slide, a cell range, a
+time range, a ticket comment) are kept beside the text in `documents.anchors` and
+`chunks.anchors`, so a citation can point back into the original file.
 
 Input is a snapshot of the corpus (`corpus_files`: path, bytes, sha256), so the stage is a pure
 function of its input table and the cache key follows the content, never file paths. Document
@@ -34,7 +38,9 @@ from stages import contracts
 from stages.common import progress
 from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
-from stages.formats import READER_MODULES, Block, ParseError, reader_for
+from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
+from stages.formats.anchors import anchor_spans, spans_within
+from stages.formats.tables import html_rows, table_blocks
 
 NAME = "ingestion"
 VERSION = "1.3.0"
@@ -144,6 +150,7 @@ class ParsedDocument:
     path: str
     text: str
     blocks: list[Block] = field(default_factory=list)
+    anchors: list[dict] = field(default_factory=list)  # {start, end, anchor JSON}
     encoding: str | None = None  # of a text format; None for pdf / docx
     title_hint: str | None = None  # the HTML <title> or the PDF's title
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
@@ -521,45 +528,6 @@ def _checked(decoded: Decoded) -> Decoded:
     return decoded
 
 
-class _TableRows(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None and self.rows:
-            self.rows[-1].append(" ".join("".join(self._cell).split()))
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def table_to_text(html: str | None, fallback: str) -> str:
-    """One line per row, each cell labelled with its header, so a row is a citable sentence."""
-    if not html:
-        return fallback
-    parser = _TableRows()
-    parser.feed(html)
-    rows = [row for row in parser.rows if any(row)]
-    if len(rows) < 2:
-        return " | ".join(rows[0]) if rows else fallback
-    header, body = rows[0], rows[1:]
-    lines = [" | ".join(header)]
-    for row in body:
-        cells = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c]
-        lines.append("; ".join(cells) + ".")
-    return "\n".join(lines)
-
-
 @dataclass
 class ParseNotes:
     """What parsing learned besides the elements: encoding, a title, warnings."""
@@ -749,7 +717,7 @@ def _is_heading(element: Any, text: str) -> bool:
     )
 
 
-def _blocks(elements: list[Any]) -> list[Block]:
+def _blocks(elements: list[Any], max_table_chars: int) -> list[Block]:
     blocks = []
     for element in elements:
         text = normalize_text(element.text or "")
@@ -758,7 +726,7 @@ def _blocks(elements: list[Any]) -> list[Block]:
         page = getattr(element.metadata, "page_number", None)
         if element.category == "Table":
             html = getattr(element.metadata, "text_as_html", None)
-            blocks.append(Block("table", normalize_text(table_to_text(html, text)), page))
+            blocks.extend(_table(html_rows(html), text, page, max_table_chars))
         elif _is_heading(element, text):
             depth = getattr(element.metadata, "category_depth", None) or 0
             blocks.append(Block("heading", text, page, depth=depth))
@@ -767,18 +735,12 @@ def _blocks(elements: list[Any]) -> list[Block]:
     return blocks
 
 
-def _read_blocks(path: str, data: bytes, config: Config, notes: ParseNotes) -> list[Block]:
-    """A reader from stages.formats where the suffix has one, else unstructured's elements."""
-    reader = reader_for(PurePosixPath(path).suffix)
-    if reader is None:
-        elements = _partition(path, data, config, notes)
-        return _blocks(elements)  # the element tree, the largest thing a parse holds, is dropped
-    blocks = reader(data, config)
-    notes.title_hint = getattr(blocks, "title", None)
-    notes.warnings.extend(getattr(blocks, "warnings", []))
-    for block in blocks:
-        block.text = normalize_text(block.text)
-    return [block for block in blocks if block.text]
+def _table(rows: list[list[str]], text: str, page: int | None, max_chars: int) -> list[Block]:
+    """A parsed table as table blocks: cells with their headers, row groups when it is large."""
+    rows = [[normalize_text(cell) for cell in row] for row in rows]
+    if len(rows) < 2:
+        return [Block("table", " | ".join(rows[0]).strip() if rows else text, page)]
+    return table_blocks(rows[0], rows[1:], page, max_chars)
 
 
 def _layout(blocks: list[Block]) -> str:
@@ -802,8 +764,14 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
     if size == 0:
         raise IngestError("empty_file", "zero-byte file")
     notes = ParseNotes()
+    reader = reader_for(PurePosixPath(path).suffix)
     try:
-        blocks = _read_blocks(path, data, config, notes)
+        if reader is not None:
+            blocks = _read(reader, path, data, config, notes)
+        else:
+            elements = _partition(path, data, config, notes)
+            blocks = _blocks(elements, config.chunk_size)
+            del elements  # the element tree is the largest thing a parse holds
     except IngestError:
         raise
     except RecursionError as exc:
@@ -820,10 +788,29 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
         path=path,
         text=text,
         blocks=blocks,
+        anchors=anchor_spans(blocks),
         encoding=notes.encoding,
         title_hint=notes.title_hint,
         warnings=notes.warnings,
     )
+
+
+def _read(reader: Any, path: str, data: bytes, config: Config, notes: ParseNotes) -> list[Block]:
+    """Blocks from a `stages.formats` reader, within the same text budget as the others."""
+    options = ReadOptions(path=path, config=config, decode=lambda raw: _text_of(raw, config, notes))
+    read = reader(data, options)
+    # a reader reports warnings and the document's own title on the options or on its result
+    notes.warnings.extend(options.warnings + list(getattr(read, "warnings", [])))
+    notes.title_hint = notes.title_hint or options.title_hint or getattr(read, "title", None)
+    for block in read:
+        block.text = normalize_text(block.text)
+    blocks = [b for b in read if b.text]
+    chars = sum(len(b.text) for b in blocks)
+    if chars > config.max_text_chars:
+        raise IngestError(
+            "too_large", f"{chars} characters of text exceed max_text_chars={config.max_text_chars}"
+        )
+    return blocks
 
 
 # ---------------------------------------------------------------- chunking
@@ -1080,6 +1067,7 @@ def _document_row(parsed: ParsedDocument, indexed_at: dt.datetime) -> dict:
         "supersedes": meta.supersedes,
         "doc_type": meta.doc_type,
         "text": parsed.text,
+        "anchors": parsed.anchors,
         "content_hash": _digest(parsed.text),
     }
 
@@ -1113,6 +1101,7 @@ def _chunk_rows(parsed: ParsedDocument, config: Config, indexed_at: dt.datetime)
                 "text": text,
                 "is_table": any(p.kind == "table" for p in pieces),
                 **_origin(parsed.blocks, start, end),
+                "anchors": spans_within(parsed.anchors, start, end),
                 "content_hash": _digest(text),
             }
         )

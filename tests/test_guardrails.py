@@ -415,7 +415,7 @@ def ev_row(evidence_id: str, text: str, qid: str = "q1") -> dict:
 
 
 def citation_of(row: dict) -> dict:
-    return {f.name: row[f.name] for f in contracts.CITATION}
+    return {f.name: row.get(f.name) for f in contracts.CITATION}
 
 
 def gen_row(qid: str, answer: str | None, refusal_reason: str | None = None) -> dict:
@@ -498,7 +498,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.2.0"
+    assert report["version"] == guardrails.VERSION == "2.3.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,

@@ -33,6 +33,8 @@ class Block:
     {"start": "00:01:02.000", "end": "00:01:09.500", "speaker": "Ana"},
     {"ticket": "T-42", "comment": 3, "author": "...", "date": "..."}.
     `origin` is "ocr" for text recognised from an image, with `confidence` its mean score.
+    Finer anchors inside the block (a table's rows, a transcript's cues) go in
+    `meta["anchors"]`: [{"start": s, "end": e, "anchor": {...}}], offsets into `text`.
     """
 
     kind: str
@@ -64,12 +66,54 @@ class ReadBlocks(list):
         self.warnings = list(warnings or [])
 
 
+@dataclass
+class ReadOptions:
+    """What a reader gets besides the file's bytes.
+
+    `config` is ingestion's Config; a setting not held here is read from it
+    (`options.chunk_size`). `decode` turns bytes into text with ingestion's encoding rules (BOM,
+    configured encodings, charset-normalizer) and records the encoding; readers of text formats
+    call `options.text(data)`. Warnings go to `warn`, the document's own title to `title_hint`.
+    """
+
+    path: str = ""
+    config: Any = None
+    decode: Callable[[bytes], str] | None = None
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    title_hint: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        config = self.__dict__.get("config")
+        if config is None or name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(config, name)
+
+    def text(self, data: bytes) -> str:
+        return self.decode(data) if self.decode is not None else data.decode("utf-8")
+
+    def warn(self, kind: str, message: str) -> None:
+        self.warnings.append((kind, message))
+
+    @property
+    def stem(self) -> str:
+        """The file's name without folder and suffix: a title of last resort."""
+        name = self.path.rsplit("/", 1)[-1]
+        return name.rsplit(".", 1)[0] if "." in name else name
+
+
 # The reader module for each suffix; each exposes `read(data: bytes, options) -> list[Block]`
 # and is imported only when a file of its kind turns up (OCR and Office readers are heavy).
 # Suffixes not listed here are read by ingestion's unstructured partitioners.
 READER_MODULES: dict[str, str] = {
     ".pdf": "stages.formats.pdf",
     **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff"), "stages.formats.images"),
+    ".pptx": "stages.formats.slides",
+    ".xlsx": "stages.formats.spreadsheets",
+    ".csv": "stages.formats.spreadsheets",  # a ticket export is recognised by its columns
+    ".vtt": "stages.formats.subtitles",
+    ".srt": "stages.formats.subtitles",
+    ".json": "stages.formats.tickets",
+    ".jsonl": "stages.formats.tickets",
 }
 
 

@@ -48,7 +48,7 @@ from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-VERSION = "2.2.0"
+VERSION = "2.3.0"  # 2.3: citations carry their anchor
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
