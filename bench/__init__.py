@@ -17,4 +17,5 @@ BENCHES = {
     "ops": "bench.ops",
     "user_folder": "bench.user_folder",
     "answerability": "bench.answerability",
+    "scale": "bench.scale",
 }

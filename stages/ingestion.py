@@ -1037,8 +1037,6 @@ PARTS_PER_PACK = 256
 
 
 def _ingest(table: pa.Table, config: Config) -> _Outcome:
-    patch_unstructured_spacy()
-    _bound_element_heuristics(config.max_element_chars)
     reader = _CorpusReader(table)
     paths = table.column("path").to_pylist()
     sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
@@ -1184,6 +1182,7 @@ def _document_part(
     Raises IngestError only when the file cannot be read now, which is not worth caching."""
     over_budget = reader.hashes[path].startswith("size:") or size > config.max_file_bytes
     data = None if over_budget else reader.read(path)
+    _prepare_parsers(config.max_element_chars)  # loads spaCy: only when something is parsed
     try:
         parsed = parse_document(path, data, size, meta, config)
     except IngestError as exc:
@@ -1195,6 +1194,12 @@ def _document_part(
     }
     info = {"warnings": [list(w) for w in parsed.warnings], "encoding": parsed.encoding}
     return parts_cache.Part(tables, info)
+
+
+def _prepare_parsers(max_element_chars: int) -> None:
+    """Cheap after the first call (unstructured keeps its spaCy pipeline)."""
+    patch_unstructured_spacy()
+    _bound_element_heuristics(max_element_chars)
 
 
 def _stamped(table: pa.Table, indexed_at: dt.datetime) -> pa.Table:
