@@ -40,7 +40,7 @@ from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError
 
 NAME = "ingestion"
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
