@@ -19,4 +19,5 @@ BENCHES = {
     "answerability": "bench.answerability",
     "ocr": "bench.ocr",
     "tables": "bench.tables",
+    "scale": "bench.scale",
 }

@@ -36,6 +36,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="STAGE.FIELD=VALUE",
         help="override a stage setting for scifact/calibration, e.g. rerank.mmr_lambda=1.0",
     )
+    p.add_argument(
+        "--sizes",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=None,
+        metavar="N,N",
+        help="corpus sizes for `scale` (default 1000,5000; e.g. 1000,5000,20000)",
+    )
     p.add_argument("--rebuild-index", action="store_true", help="ignore the bench/.cache index")
     p.add_argument("--list", action="store_true", help="list the benches and exit")
     return p
@@ -73,7 +80,10 @@ def _run(args: argparse.Namespace, overrides: dict) -> int:
         started = time.perf_counter()
         try:
             result = module.run(
-                results_dir=args.results, overrides=overrides, rebuild_index=args.rebuild_index
+                results_dir=args.results,
+                overrides=overrides,
+                rebuild_index=args.rebuild_index,
+                sizes=args.sizes,
             )
         except common.Skipped as skipped:
             message = common.skip_message(name, str(skipped))

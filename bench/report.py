@@ -16,6 +16,7 @@ TITLES = {
     "user_folder": "A user's own folder: answers, per-file errors, peak memory",
     "ocr": "OCR of scanned pages: words recovered, seconds per page",
     "tables": "Tables as chunks: one-cell questions cited to their row",
+    "scale": "Large corpora: full build and incremental re-runs",
 }
 
 

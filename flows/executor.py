@@ -30,6 +30,7 @@ from flows.registry import STAGES, WIRING
 from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
 from stages import contracts
+from stages.common import parts_cache
 from stages.ingestion import snapshot_corpus
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
 
@@ -111,7 +112,11 @@ def _table_digest(table: pa.Table, columns: list[str]) -> str:
 def store_source(store: ArtifactStore, name: str, table: pa.Table, contract: str) -> StageResult:
     """Write a source table (corpus snapshot or questions), keyed by its content."""
     started = time.perf_counter()
-    columns = ["path", "sha256"] if contract == "corpus_files" else list(QUESTION_COLUMNS)
+    # A corpus is read from its location at ingestion time, so where it lies is part of its key:
+    # a moved folder is ingested again, from the per-document parts already parsed.
+    columns = (
+        ["path", "sha256", "location"] if contract == "corpus_files" else list(QUESTION_COLUMNS)
+    )
     key = artifact_key(name, SOURCE_VERSION, {}, {"content": _table_digest(table, columns)})
     ref = store.lookup(name, key) or store.write(
         name, key, version=SOURCE_VERSION, config={}, input_keys={}, outputs={contract: table}
@@ -406,7 +411,12 @@ def execute_stage(
         outputs = assemble_outputs(store, name, plan)
         extra = {"batch_keys": sorted({ref.key for ref in plan.cached.values()})}
     else:
-        outputs = STAGES[name].run(_load_inputs(store, name, refs, wiring), config)
+        # parts (parsed documents, chunk vectors) the stage caches go to this store; the packs
+        # it used are listed like batches, so garbage collection keeps them with the artifact
+        with parts_cache.session(store) as parts:
+            outputs = STAGES[name].run(_load_inputs(store, name, refs, wiring), config)
+        if parts.used:
+            extra = {"batch_keys": parts.pack_keys(), "parts_computed": parts.computed()}
     ref = store.write(
         name,
         key,

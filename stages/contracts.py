@@ -123,13 +123,17 @@ SCHEMAS: dict[str, pa.Schema] = {
     "rewrite_calls": TOOL_CALLS,
     "generation_calls": TOOL_CALLS,
     "confidence_calls": TOOL_CALLS,
-    # Raw corpus snapshot: file bytes, so ingestion is a pure function of its input table.
+    # Corpus snapshot: each file's path, size and sha256, and where to read it (`location`, an
+    # absolute path); ingestion reads a file when it parses it and checks its sha256, so it is a
+    # pure function of this table while memory stays bounded by one file. `content` holds bytes
+    # only for small virtual rows (the snapshot's file dates) and for in-memory snapshots.
     "corpus_files": pa.schema(
         [
             ("path", pa.string()),
             ("size_bytes", pa.int64()),
             ("sha256", pa.string()),
             ("content", pa.binary()),
+            ("location", pa.binary()),  # the OS's bytes of the path: names need not be UTF-8
         ]
     ),
     "documents": pa.schema(

@@ -12,6 +12,7 @@ rank_bm25 (top-10 overlap 0.73 in OFFLINE-FACTS.md) and scipy is already a depen
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -26,7 +27,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
-from stages.common import progress
+from stages.common import parts_cache, progress
 from stages.common.text import tokenize
 from stages.models import embeddings, files
 
@@ -145,22 +146,17 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
             strict=True,
         )
     ]
+    # BM25 is rebuilt whole: its IDF and average length follow every chunk, and tokenizing is
+    # a small share of the stage (bench `scale` measures it).
     postings, vocab = bm25_weights(
         [tokenize(t) for t in texts], config.k1, config.b, config.epsilon
     )
-    embedder = embeddings.load_embedder(config.embedding_model)
-    dimension = int(embeddings.embedding_dimension(embedder))
-    batches = [texts[i : i + 256] for i in range(0, len(texts), 256)]
-    parts = [
-        embeddings.embed(config.embedding_model, batch, config.embedding_batch_size)
-        for batch in progress.track(batches, "embedding chunks")
-    ]
-    vectors = np.vstack(parts) if parts else np.zeros((0, dimension), dtype=np.float32)
-    index = build_faiss(vectors, dimension, config)
+    vectors = embed_cached(texts, config)
+    index = build_faiss(vectors, vectors.shape[1], config)
     info = {
         "embedding_model": config.embedding_model,
         "embedding_model_version": files.model_version(config.embedding_model),
-        "dimension": dimension,
+        "dimension": int(vectors.shape[1]),
         "n_chunks": len(texts),
         "faiss_index": type(index).__name__,
     }
@@ -171,3 +167,50 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
         "embeddings.npy": _npy_bytes(vectors),
         "index_info.json": json.dumps(info, indent=2).encode(),
     }
+
+
+# Chunk vectors are cached per (index text, embedding model) in the artifact store
+# (stages/common/parts_cache.py): a changed corpus embeds only its new chunks.
+EMBEDDINGS_NAMESPACE = "indexing.embeddings"
+EMBED_PACK = 256  # chunks embedded, then written, together
+
+
+def model_identity(spec: str) -> str:
+    """The embedding model's version, and for a model folder the sha256 of its weight files
+    (hashed once, then read from their `.sha256` sidecars)."""
+    version = files.model_version(spec)
+    if spec.startswith("package:"):
+        return version
+    folder = files.resolve_model_path(spec)
+    weights = sorted(
+        p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin", ".onnx", ".pt")
+    )
+    digests = [f"{p.relative_to(folder)}={files.file_sha256(p)}" for p in weights]
+    return version + "|" + ",".join(digests)
+
+
+def embed_cached(texts: list[str], config: Config) -> np.ndarray:
+    """Vectors for `texts`, in order: cached ones reused, the others embedded and cached."""
+    identity = model_identity(config.embedding_model)
+    keys = [hashlib.sha256(f"{identity}\0{text}".encode()).hexdigest() for text in texts]
+    cache = parts_cache.open_cache(EMBEDDINGS_NAMESPACE)
+    missing = list({k: t for k, t in zip(keys, texts, strict=True) if k not in cache}.items())
+    if missing or not keys:
+        embedder = embeddings.load_embedder(config.embedding_model)
+        dimension = int(embeddings.embedding_dimension(embedder))
+    batches = [missing[i : i + EMBED_PACK] for i in range(0, len(missing), EMBED_PACK)]
+    for batch in progress.track(batches, "embedding chunks"):
+        vectors = embeddings.embed(
+            config.embedding_model, [t for _, t in batch], config.embedding_batch_size
+        )
+        column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
+        table = pa.table({"vector": column})
+        cache.put(
+            {k: parts_cache.Part({"vectors": table.slice(i, 1)}) for i, (k, _) in enumerate(batch)}
+        )
+    if not keys:
+        return np.zeros((0, dimension), dtype=np.float32)
+    gathered = cache.gather("vectors", keys, pa.table({"vector": pa.array([], pa.float32())}))
+    column = gathered.column("vector").combine_chunks()
+    width = column.type.list_size
+    return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, width).astype(np.float32)

@@ -7,10 +7,14 @@ pptx, xlsx, csv, vtt, srt and ticket exports in json/jsonl/csv. Tables are block
 time range, a ticket comment) are kept beside the text in `documents.anchors` and
 `chunks.anchors`, so a citation can point back into the original file.
 
-Input is a snapshot of the corpus (`corpus_files`: path, bytes, sha256), so the stage is a pure
-function of its input table and the cache key follows the content, never file paths. Document
-metadata comes from `catalog.yaml` at the corpus root and/or `<file>.meta.yaml|json` sidecars.
-Every file that cannot be ingested becomes a row in `ingestion_errors`; the run goes on.
+Input is a snapshot of the corpus (`corpus_files`: path, size, sha256 and where to read the file),
+so the stage is a pure function of its input table and the cache key follows the content. A file
+is read when it is parsed and its sha256 checked, so memory is bounded by one file, not by the
+corpus. Below the stage, each document's rows are cached under a key of its bytes, metadata,
+parser and chunker config (`stages/common/parts_cache.py`): a changed corpus re-parses only new
+and changed files, and a deleted file's rows are simply not assembled. Document metadata comes
+from `catalog.yaml` at the corpus root and/or `<file>.meta.yaml|json` sidecars. Every file that
+cannot be ingested becomes a row in `ingestion_errors`; the run goes on.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import hashlib
+import importlib
+import importlib.metadata
 import io
 import json
 import logging
@@ -35,7 +41,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from stages import contracts
-from stages.common import progress
+from stages.common import parts_cache, progress
 from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
@@ -43,7 +49,7 @@ from stages.formats.anchors import anchor_spans, spans_within
 from stages.formats.tables import html_rows, table_blocks
 
 NAME = "ingestion"
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
@@ -304,18 +310,57 @@ def _os_message(exc: OSError) -> str:
 
 
 def _snapshot_row(entry: _Entry, max_file_bytes: int) -> dict:
+    """Path, size and sha256 of one entry; the bytes are hashed in blocks, never kept."""
     if entry.skipped is not None:
         severity, kind, message = entry.skipped
         marker = f"{SKIPPED_PREFIX}{severity}:{kind}:{message}"
-        return {"path": entry.relative, "size_bytes": 0, "sha256": marker, "content": None}
+        return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
     try:
         size = entry.path.stat().st_size
-        content = entry.path.read_bytes() if size <= max_file_bytes else None
+        digest = _file_sha256(entry.path) if size <= max_file_bytes else f"size:{size}"
     except OSError as exc:
         marker = f"{SKIPPED_PREFIX}error:unreadable:{_os_message(exc)}"
-        return {"path": entry.relative, "size_bytes": 0, "sha256": marker, "content": None}
-    digest = hashlib.sha256(content).hexdigest() if content is not None else f"size:{size}"
-    return {"path": entry.relative, "size_bytes": size, "sha256": digest, "content": content}
+        return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
+    location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
+    return {"path": entry.relative, "size_bytes": size, "sha256": digest, "location": location}
+
+
+_HASH_BLOCK = 1 << 20
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class _CorpusReader:
+    """A snapshot row's bytes: inline content, or read from its location and checked against
+    its sha256, so a file that changed since the snapshot is an error, not other content."""
+
+    def __init__(self, table: pa.Table) -> None:
+        paths = table.column("path").to_pylist()
+        self.inline = dict(zip(paths, table.column("content").to_pylist(), strict=True))
+        self.locations = dict(zip(paths, table.column("location").to_pylist(), strict=True))
+        self.hashes = dict(zip(paths, table.column("sha256").to_pylist(), strict=True))
+
+    def read(self, path: str) -> bytes:
+        if self.inline.get(path) is not None:
+            return self.inline[path]
+        location = self.locations.get(path)
+        if location is None:
+            raise IngestError("unreadable", "the snapshot holds neither its bytes nor a location")
+        try:
+            data = Path(os.fsdecode(location)).read_bytes()
+        except OSError as exc:
+            raise IngestError("unreadable", _os_message(exc)) from exc
+        if hashlib.sha256(data).hexdigest() != self.hashes[path]:
+            raise IngestError(
+                "changed_since_snapshot", "the file changed after the corpus was read; run again"
+            )
+        return data
 
 
 def _file_dates_row(entries: list[_Entry]) -> dict:
@@ -903,16 +948,16 @@ def _digest(text: str) -> str:
 def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     outcome = _ingest(inputs["corpus_files"], config)
     return {
-        "documents": contracts.from_rows(outcome.documents, "documents"),
-        "chunks": contracts.from_rows(outcome.chunks, "chunks"),
+        "documents": outcome.documents,
+        "chunks": outcome.chunks,
         "ingestion_errors": contracts.from_rows(outcome.errors, "ingestion_errors"),
     }
 
 
 @dataclass
 class _Outcome:
-    documents: list[dict]
-    chunks: list[dict]
+    documents: pa.Table
+    chunks: pa.Table
     errors: list[dict]
     encodings: dict[str, str | None]  # document path -> the encoding its text was read in
     paths: list[str]  # every entry of the snapshot, in order
@@ -925,10 +970,10 @@ def check(corpus_files: pa.Table, config: Config) -> list[dict]:
     chunk count, or `not ingested` with the reason; warnings are listed either way.
     """
     outcome = _ingest(corpus_files, config)
-    documents = {d["path"]: d for d in outcome.documents}
+    documents = {d["path"]: d for d in outcome.documents.to_pylist()}
     chunk_counts: dict[str, int] = {}
-    for chunk in outcome.chunks:
-        path = chunk["source_id"].removeprefix("file:")
+    for source_id in outcome.chunks.column("source_id").to_pylist():
+        path = source_id.removeprefix("file:")
         chunk_counts[path] = chunk_counts.get(path, 0) + 1
     problems: dict[str, list[dict]] = {}
     for error in outcome.errors:
@@ -962,26 +1007,34 @@ def check(corpus_files: pa.Table, config: Config) -> list[dict]:
     return rows
 
 
+# Parsed documents are cached per document (stages/common/parts_cache.py): a changed corpus
+# re-parses only its new and changed files. New parts are written in packs of this many.
+PARTS_NAMESPACE = "ingestion.parts"
+PARTS_PER_PACK = 256
+
+
 def _ingest(table: pa.Table, config: Config) -> _Outcome:
-    patch_unstructured_spacy()
-    _bound_element_heuristics(config.max_element_chars)
+    reader = _CorpusReader(table)
     paths = table.column("path").to_pylist()
-    files = dict(zip(paths, table.column("content").to_pylist(), strict=True))
     sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
-    markers = dict(zip(paths, table.column("sha256").to_pylist(), strict=True))
-    dates = _file_dates(files)
-    encodings: dict[str, str | None] = {}
+    markers = reader.hashes
     errors: list[dict] = []
     for path, marker in markers.items():
         if marker.startswith(SKIPPED_PREFIX):
             severity, kind, message = marker.removeprefix(SKIPPED_PREFIX).split(":", 2)
             errors.append(_error(path, kind, message, severity))
-            files.pop(path)
+    listed = [p for p in paths if p not in _skipped_paths(markers)]
+    files = _metadata_contents(reader, listed, errors)
+    dates = _file_dates(files)
     metadata = _collect_metadata(files, errors)
     has_catalog = any(PurePosixPath(p).name in CATALOG_NAMES for p in files)
     default_ids = default_doc_ids([p for p in files if _is_document_candidate(p)])
-    indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    documents, chunks, seen_ids = [], [], set()
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    identity = _parser_identity(config)
+    encodings: dict[str, str | None] = {}
+    keys: list[str] = []  # the parts of the ingested documents, in snapshot order
+    pending: dict[str, parts_cache.Part] = {}  # parsed in this run, not yet written
+    seen_ids: set[str] = set()
     for path in progress.track(list(files), "parsing documents"):
         if not _is_document_candidate(path):
             if not _is_metadata_file(path):
@@ -1003,20 +1056,134 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
         if meta.doc_id in seen_ids:
             errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
             continue
-        try:
-            parsed = parse_document(path, files[path], sizes[path], meta, config)
-        except IngestError as exc:
-            errors.append(_error(path, exc.kind, str(exc)))
+        key = parts_cache.part_key(
+            **identity,
+            reader=_reader_identity(path),
+            path=path,
+            sha256=markers[path],
+            size=sizes[path],
+            meta=meta.model_dump(mode="json"),
+        )
+        if key in pending:
+            info = pending[key].info
+        elif key in cache:
+            info = cache.info(key)
+        else:
+            try:
+                part = _document_part(path, reader, sizes[path], meta, config)
+            except IngestError as exc:  # unreadable now: an error row, nothing to cache
+                errors.append(_error(path, exc.kind, str(exc)))
+                continue
+            pending[key], info = part, part.info
+            if len(pending) >= PARTS_PER_PACK:
+                cache.put(pending)
+                pending = {}
+        if info.get("error"):
+            kind, message = info["error"]
+            errors.append(_error(path, kind, message))
             continue
-        warnings = default_warnings + parsed.warnings
+        warnings = default_warnings + [tuple(w) for w in info.get("warnings", [])]
         errors.extend(_error(path, kind, message, "warning") for kind, message in warnings)
         seen_ids.add(meta.doc_id)
-        encodings[path] = parsed.encoding
-        documents.append(_document_row(parsed, indexed_at))
-        chunks.extend(_chunk_rows(parsed, config, indexed_at))
+        encodings[path] = info.get("encoding")
+        keys.append(key)
+    cache.put(pending)
     for doc_path in sorted(set(metadata) - set(files)):
         errors.append(_error(doc_path, "missing_file", "listed in the catalog but not found"))
-    return _Outcome(documents, chunks, errors, encodings, paths)
+    # One time for the whole run, set on assembly: cached parts carry none of their own.
+    indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    documents = cache.gather("documents", keys, contracts.empty("documents"))
+    chunks = cache.gather("chunks", keys, contracts.empty("chunks"))
+    return _Outcome(
+        _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, paths
+    )
+
+
+def _skipped_paths(markers: dict[str, str]) -> set[str]:
+    return {path for path, marker in markers.items() if marker.startswith(SKIPPED_PREFIX)}
+
+
+def _metadata_contents(
+    reader: _CorpusReader, paths: list[str], errors: list[dict]
+) -> dict[str, bytes | None]:
+    """Every listed path, with the bytes of the metadata files (catalogs, sidecars, the file
+    dates); documents are read one at a time when they are parsed."""
+    files: dict[str, bytes | None] = {}
+    for path in paths:
+        files[path] = None
+        if not (_is_metadata_file(path) or path == FILE_DATES_PATH):
+            continue
+        if reader.hashes[path].startswith("size:"):
+            message = f"{reader.hashes[path].removeprefix('size:')} bytes exceeds max_file_bytes"
+            errors.append(_error(path, "too_large", message))
+            continue
+        try:
+            files[path] = reader.read(path)
+        except IngestError as exc:
+            errors.append(_error(path, exc.kind, str(exc)))
+    return files
+
+
+def _parser_identity(config: Config) -> dict[str, Any]:
+    """What every document's parse depends on besides its bytes, metadata and reader."""
+    return {
+        "stage": NAME,
+        "version": VERSION,
+        "config": config.model_dump(mode="json"),
+        "unstructured": _library_version("unstructured"),
+    }
+
+
+def _library_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _reader_identity(path: str) -> str | None:
+    """The stages.formats reader module for this file's suffix, with its VERSION if it has one
+    (None where ingestion parses the file itself, which `version` covers)."""
+    module = READER_MODULES.get(PurePosixPath(path).suffix.lower())
+    if module is None:
+        return None
+    version = getattr(importlib.import_module(module), "VERSION", None)
+    return f"{module}=={version}" if version else module
+
+
+def _document_part(
+    path: str, reader: _CorpusReader, size: int, meta: DocumentMeta, config: Config
+) -> parts_cache.Part:
+    """One document's rows, or its parse error (the same bytes fail the same way again).
+
+    Raises IngestError only when the file cannot be read now, which is not worth caching."""
+    over_budget = reader.hashes[path].startswith("size:") or size > config.max_file_bytes
+    data = None if over_budget else reader.read(path)
+    _prepare_parsers(config.max_element_chars)  # loads spaCy: only when something is parsed
+    try:
+        parsed = parse_document(path, data, size, meta, config)
+    except IngestError as exc:
+        return parts_cache.Part({}, {"error": [exc.kind, str(exc)]})
+    del data
+    tables = {
+        "documents": contracts.from_rows([_document_row(parsed, None)], "documents"),
+        "chunks": contracts.from_rows(_chunk_rows(parsed, config, None), "chunks"),
+    }
+    info = {"warnings": [list(w) for w in parsed.warnings], "encoding": parsed.encoding}
+    return parts_cache.Part(tables, info)
+
+
+def _prepare_parsers(max_element_chars: int) -> None:
+    """Cheap after the first call (unstructured keeps its spaCy pipeline)."""
+    patch_unstructured_spacy()
+    _bound_element_heuristics(max_element_chars)
+
+
+def _stamped(table: pa.Table, indexed_at: dt.datetime) -> pa.Table:
+    position = table.schema.get_field_index("indexed_at")
+    field = table.schema.field(position)
+    column = pa.array([indexed_at] * table.num_rows, type=field.type)
+    return table.set_column(position, field, column)
 
 
 _SKIPPED_NAME_REASON = "README and LICENSE files describe the folder; not ingested"

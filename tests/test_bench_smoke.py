@@ -74,3 +74,20 @@ def test_missing_datasets_folder_skips_with_a_message(tmp_path, monkeypatch, cap
     assert "SKIP scifact" in out and "SKIP calibration" in out
     assert "not found" in out
     assert not (tmp_path / "scifact.json").exists()
+
+
+def test_scale_bench_corpus_repeats_abstracts_with_distinct_names(tmp_path, monkeypatch):
+    from bench import scale
+
+    folder = tmp_path / "scifact"
+    folder.mkdir()
+    records = [{"_id": "1", "title": "One", "text": "First."}, {"_id": "2", "title": "Two"}]
+    records.append({"_id": "3", "title": "Three", "text": "Third."})
+    (folder / "corpus.jsonl").write_text("\n".join(map(json.dumps, records)) + "\n")
+    monkeypatch.setattr(common, "DATASETS", tmp_path)
+    docs = scale.abstracts(5)  # the record without text is left out
+    assert [d["name"] for d in docs] == ["1-0.md", "3-0.md", "1-1.md", "3-1.md", "1-2.md"]
+    assert docs[2]["title"] == "One (copy 1)" and docs[2]["text"] == "First."
+    monkeypatch.setattr(common, "DATASETS", tmp_path / "absent")
+    with pytest.raises(common.Skipped, match="absent"):
+        scale.run(results_dir=tmp_path, sizes=[10])

@@ -331,8 +331,14 @@ def test_a_symlink_outside_the_folder_is_read_when_allowed(tmp_path):
     (root / "shared.md").symlink_to(outside / "shared.md")
     denied = ingestion.snapshot_corpus(root).to_pylist()
     allowed = ingestion.snapshot_corpus(root, follow_symlinks_outside_root=True).to_pylist()
-    assert [r["content"] for r in denied if r["path"] == "shared.md"] == [None]
-    assert [r["content"] for r in allowed if r["path"] == "shared.md"][0].startswith(b"# Shared")
+    assert [r["location"] for r in denied if r["path"] == "shared.md"] == [None]
+    shared = next(r for r in allowed if r["path"] == "shared.md")
+    assert Path(os.fsdecode(shared["location"])).read_bytes().startswith(b"# Shared")
+    config = ingestion.Config(follow_symlinks_outside_root=True)
+    documents = ingestion.run(
+        {"corpus_files": ingestion.snapshot_corpus(root, follow_symlinks_outside_root=True)}, config
+    )["documents"]
+    assert documents.column("text").to_pylist()[0].startswith("Shared")
 
 
 def test_text_in_legacy_encodings_is_decoded_and_the_encoding_recorded(ingested):
