@@ -356,6 +356,9 @@ def test_answers_parquet_trace_and_report_lines_show_the_anchor(answered):
     rows = pq.read_table(run_dir / "answers.parquet").to_pylist()
     xlsx = next(r for r in rows if r["question_id"] == "xlsx")
     assert json.loads(xlsx["citations"][0]["anchor"]) == {"sheet": "Prices", "range": "A4:D4"}
+    ticket = next(r for r in rows if r["question_id"] == "ticket-json")
+    # the comment's section is not repeated beside the anchor that names it
+    assert ticket["rendered_answer"].casefold().count("comment 3 by bo") == 1
     traces = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
     trace = next(t for t in traces if t["question_id"] == "vtt")
     assert "(00:01:05–00:01:09 (Ana))" in render_trace(trace)
