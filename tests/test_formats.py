@@ -366,3 +366,20 @@ def test_answers_parquet_trace_and_report_lines_show_the_anchor(answered):
 
 if __name__ == "__main__":  # pragma: no cover - a handy way to look at one format
     print(ingest(write_corpus(Path(sys.argv[1])))["documents"][0]["text"])
+
+
+def test_a_sheet_with_two_tables_and_a_headerless_block(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Q3"
+    for row in (["Team", "Budget"], ["Ops", 1200], ["Sales", 3400], [], [None, 7, 8, 9]):
+        sheet.append(row)
+    book.save(tmp_path / "budget.xlsx")
+    outcome = ingest(tmp_path)
+    [document] = outcome["documents"]
+    labels = _labels(document)
+    assert labels["Team: Sales; Budget: 3400."] == "Q3!A3:B3"
+    assert labels["7 | 8 | 9"] == "Q3!B5:D5"  # numbers are not a header: no labels invented
+    assert document["title"] == "budget"
