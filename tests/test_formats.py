@@ -374,7 +374,8 @@ def test_a_sheet_with_two_tables_and_a_headerless_block(tmp_path):
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "Q3"
-    for row in (["Team", "Budget"], ["Ops", 1200], ["Sales", 3400], [], [None, 7, 8, 9]):
+    rows = (["Team", "Budget"], ["Ops", 1200], ["Sales", 3400], [], [None, 7, 8, 9], [])
+    for row in (*rows, ["Note"], ["Prices exclude VAT."]):
         sheet.append(row)
     book.save(tmp_path / "budget.xlsx")
     outcome = ingest(tmp_path)
@@ -383,3 +384,4 @@ def test_a_sheet_with_two_tables_and_a_headerless_block(tmp_path):
     assert labels["Team: Sales; Budget: 3400."] == "Q3!A3:B3"
     assert labels["7 | 8 | 9"] == "Q3!B5:D5"  # numbers are not a header: no labels invented
     assert document["title"] == "budget"
+    assert labels["Note: Prices exclude VAT."] == "Q3!A8:A8"  # one full stop, not two
