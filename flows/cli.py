@@ -219,12 +219,15 @@ def ask(
     console.print(answer["rendered_answer"] or "(no answer)")
     if answer["status"] == "answered":
         for citation in answer["citations"]:
-            place = anchor_label(citation.get("anchor"))
-            page = f", p. {citation['page_number']}" if citation["page_number"] else ""
-            page = f", {place}" if place else page
+            place = anchor_label(citation.get("anchor"))  # slide, cell range, time range…
+            if place:
+                where = ", ".join(p for p in (citation["section_path"], place) if p)
+            else:
+                page = f", p. {citation['page_number']}" if citation["page_number"] else ""
+                where = f"{citation['section_path']}{page}"
             console.print(
-                f"  [{citation['evidence_id']}] {citation['title']} — {citation['section_path']}"
-                f"{page} (doc {citation['doc_id']}, "
+                f"  [{citation['evidence_id']}] {citation['title']} — {where}"
+                f" (doc {citation['doc_id']}, "
                 f"chars {citation['char_start']}–{citation['char_end']})"
             )
     else:

@@ -52,8 +52,13 @@ def section_below_title(section_path: str | None, title: str) -> str | None:
 
 
 def source_label(citation: dict) -> str:
-    details = [section_below_title(citation["section_path"], citation["title"])]
+    section = section_below_title(citation["section_path"], citation["title"])
     place = anchor_label(citation.get("anchor"))
+    if place and section:
+        # a ticket comment's section ("Comment 3 by Bo, 2026-01-02") is already in its anchor
+        parts = section.split(" > ")
+        section = " > ".join(parts[:-1]) if parts[-1].casefold() in place.casefold() else section
+    details = [section or None]
     if place:
         details.append(place)
     elif citation["page_number"] is not None:

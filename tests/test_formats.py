@@ -356,6 +356,9 @@ def test_answers_parquet_trace_and_report_lines_show_the_anchor(answered):
     rows = pq.read_table(run_dir / "answers.parquet").to_pylist()
     xlsx = next(r for r in rows if r["question_id"] == "xlsx")
     assert json.loads(xlsx["citations"][0]["anchor"]) == {"sheet": "Prices", "range": "A4:D4"}
+    ticket = next(r for r in rows if r["question_id"] == "ticket-json")
+    # the comment's section is not repeated beside the anchor that names it
+    assert ticket["rendered_answer"].casefold().count("comment 3 by bo") == 1
     traces = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
     trace = next(t for t in traces if t["question_id"] == "vtt")
     assert "(00:01:05–00:01:09 (Ana))" in render_trace(trace)
@@ -363,3 +366,22 @@ def test_answers_parquet_trace_and_report_lines_show_the_anchor(answered):
 
 if __name__ == "__main__":  # pragma: no cover - a handy way to look at one format
     print(ingest(write_corpus(Path(sys.argv[1])))["documents"][0]["text"])
+
+
+def test_a_sheet_with_two_tables_and_a_headerless_block(tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Q3"
+    rows = (["Team", "Budget"], ["Ops", 1200], ["Sales", 3400], [], [None, 7, 8, 9], [])
+    for row in (*rows, ["Note"], ["Prices exclude VAT."]):
+        sheet.append(row)
+    book.save(tmp_path / "budget.xlsx")
+    outcome = ingest(tmp_path)
+    [document] = outcome["documents"]
+    labels = _labels(document)
+    assert labels["Team: Sales; Budget: 3400."] == "Q3!A3:B3"
+    assert labels["7 | 8 | 9"] == "Q3!B5:D5"  # numbers are not a header: no labels invented
+    assert document["title"] == "budget"
+    assert labels["Note: Prices exclude VAT."] == "Q3!A8:A8"  # one full stop, not two

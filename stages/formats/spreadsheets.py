@@ -82,7 +82,7 @@ def read_xlsx(data: bytes, options: ReadOptions) -> list[Block]:
             "parse_error", f"not a readable .xlsx: {type(exc).__name__}: {exc}"
         ) from exc
     title = normalize_text(values.properties.title or "") if values.properties else ""
-    options.title_hint = title or None
+    options.title_hint = title or options.stem or None
     blocks: list[Block] = []
     budget = options.max_text_chars
     for sheet in values.worksheets:

@@ -67,7 +67,8 @@ def row_line(header: list[str], row: list[str]) -> str:
         for i, cell in enumerate(row)
         if cell
     ]
-    return "; ".join(cells) + "."
+    line = "; ".join(cells)
+    return line if line.endswith((".", "!", "?")) else line + "."  # one full stop, not two
 
 
 def table_to_text(html: str | None, fallback: str) -> str:
