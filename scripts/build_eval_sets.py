@@ -2,8 +2,10 @@
 
     python scripts/build_eval_sets.py [--squad ../shared/datasets/squad2/dev_articles.json]
 
-- `sample-v1`: the sample question set; the corpus is referenced (`data/sample/docs`) with the
+- `sample-v2`: the sample question set; the corpus is referenced (`data/sample/docs`) with the
   sha256 of every corpus file, so a changed sample document is caught before a gate runs.
+- `sample-v1`: the sample's first 73 questions over its first 17 documents (md, html, txt, pdf,
+  docx), frozen with that corpus copied into the set when the sample gained new formats.
 - `squad2-dev-v1`: a slice of SQuAD 2.0 dev (CC BY-SA 4.0): every question of the articles in
   `SQUAD_ARTICLES`, about half unanswerable. The corpus (one .txt per paragraph + catalog.yaml) is
   copied into the set, so the gate runs without ../shared.
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "eval" / "sets"
 SAMPLE_DOCS = "data/sample/docs"
 SAMPLE_QUESTIONS = ROOT / "data" / "sample" / "questions.jsonl"
+SAMPLE_SET = "sample-v2"  # sample-v1 (73 questions, 17 documents) is frozen with its corpus copied
 DEFAULT_SQUAD = ROOT.parent / "shared" / "datasets" / "squad2" / "dev_articles.json"
 # Chosen so that the slice has >= 500 questions, about half unanswerable, and the gate on it runs
 # well inside 10 minutes on 2 cores: 83 paragraphs, 632 questions, 319 unanswerable.
@@ -108,8 +111,7 @@ def fresh_dir(path: Path) -> Path:
     return path
 
 
-def build_sample(root: Path = ROOT, out: Path = SETS) -> dict:
-    set_dir = fresh_dir(out / "sample-v1")
+def _sample_records(root: Path) -> list[dict]:
     records = []
     for line in (root / "data" / "sample" / "questions.jsonl").read_text().splitlines():
         if not line.strip():
@@ -124,6 +126,13 @@ def build_sample(root: Path = ROOT, out: Path = SETS) -> dict:
                 "notes": raw.get("notes") or "",
             }
         )
+    return records
+
+
+def build_sample(root: Path = ROOT, out: Path = SETS) -> dict:
+    """The sample's current questions over its live corpus (referenced by path and sha256)."""
+    set_dir = fresh_dir(out / SAMPLE_SET)
+    records = _sample_records(root)
     write_jsonl(set_dir / "questions.jsonl", records)
     docs = root / SAMPLE_DOCS
     corpus = {
@@ -137,8 +146,32 @@ def build_sample(root: Path = ROOT, out: Path = SETS) -> dict:
     }
     (set_dir / "corpus.json").write_text(json.dumps(corpus, indent=2, sort_keys=True) + "\n")
     return write_manifest(
-        set_dir, "sample-v1", "Northwind Cloud sample questions (data/sample), 73 questions"
+        set_dir,
+        SAMPLE_SET,
+        f"Northwind Cloud sample questions (data/sample), {len(records)} questions, every "
+        "format the sample holds (md, html, txt, pdf, docx, pptx, xlsx, a scanned pdf, vtt, a "
+        "ticket export)",
     )
+
+
+def freeze_referenced_corpus(set_dir: Path, root: Path = ROOT) -> dict:
+    """Copy a set's referenced corpus into the set (`copied: true`), checking every file against
+    corpus.json first: how sample-v1 stays answerable from exactly its 17 documents after the
+    sample gained documents in new formats (issue 17). Its questions do not change."""
+    corpus = json.loads((set_dir / "corpus.json").read_text())
+    if corpus.get("copied"):
+        return json.loads((set_dir / "manifest.json").read_text())
+    source = root / corpus["path"]
+    for rel, expected in sorted(corpus["files"].items()):
+        if sha256_file(source / rel) != expected:
+            sys.exit(f"{corpus['path']}/{rel} changed since {set_dir.name} was frozen")
+        target = set_dir / "corpus" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / rel, target)
+    frozen = {**corpus, "copied": True, "path": "corpus"}
+    (set_dir / "corpus.json").write_text(json.dumps(frozen, indent=2, sort_keys=True) + "\n")
+    manifest = json.loads((set_dir / "manifest.json").read_text())
+    return write_manifest(set_dir, manifest["name"], manifest["description"])
 
 
 def _slug(title: str) -> str:
@@ -294,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--squad", type=Path, default=DEFAULT_SQUAD, help="dev_articles.json")
     parser.add_argument("--out", type=Path, default=SETS)
     args = parser.parse_args(argv)
-    built = [build_sample(ROOT, args.out)]
+    built = [freeze_referenced_corpus(args.out / "sample-v1"), build_sample(ROOT, args.out)]
     if args.squad.is_file():
         built.append(build_squad(args.squad, args.out))
         built.append(build_cross_topic(args.squad, args.out))

@@ -47,6 +47,7 @@ CATEGORIES = {
     "conflicting_sources",
     "numbers_dates",
     "multi_part",
+    "new_format",  # answered from a pptx, xlsx, scanned pdf, transcript or ticket export
 }
 REFUSALS = {"insufficient_evidence", "no_permission", "stale_only", "conflicting_sources"}
 MIN_COUNTS = {
@@ -59,6 +60,7 @@ MIN_COUNTS = {
     "conflicting_sources": 3,
     "numbers_dates": 10,
     "multi_part": 6,
+    "new_format": 10,
 }
 CATALOG_KEYS = {
     "path",
@@ -106,10 +108,14 @@ def extract_text(path: Path) -> str:
         raw = path.read_text(encoding="utf-8")
         raw = re.sub(r"(?s)<(script|style)\b.*?</\1>", " ", raw)
         return html.unescape(re.sub(r"<[^>]+>", " ", raw))
-    if suf == ".pdf":
-        from pdfminer.high_level import extract_text as pdf_text
+    if suf == ".pdf" or suf in {".pptx", ".xlsx", ".csv", ".vtt", ".srt", ".json", ".jsonl"}:
+        # the pipeline's own readers: a scanned page has no text but what OCR recognises
+        from stages import ingestion
+        from stages.formats import ReadOptions, reader_for
 
-        return pdf_text(str(path))
+        read = reader_for(suf)
+        options = ReadOptions(path=path.name, config=ingestion.Config())
+        return "\n".join(block.text for block in read(path.read_bytes(), options))
     if suf == ".docx":
         import docx
 
@@ -168,8 +174,8 @@ def main() -> int:
     for fmt in ("md", "html", "txt", "pdf", "docx"):
         if fmt_counts[fmt] < 2:
             err(f"format {fmt} appears {fmt_counts[fmt]} times (< 2)")
-    if not 14 <= len(entries) <= 18:
-        err(f"{len(entries)} documents (expected 14-18)")
+    if not 20 <= len(entries) <= 24:
+        err(f"{len(entries)} documents (expected 20-24)")
 
     # ---------------------------------------------------------- texts
     texts: dict[str, str] = {}
