@@ -44,6 +44,7 @@ test: setup  ## the test suite (what .ci/run calls)
 
 gate: setup  ## release gate: the frozen eval sets against their committed baselines
 	$(BIN)/grounding eval --set sample-v1 --gate
+	$(BIN)/grounding eval --set sample-v2 --gate
 	$(BIN)/grounding eval --set squad2-dev-v1 --gate
 	$(BIN)/grounding eval --set cross-topic-v1 --gate
 

@@ -223,7 +223,7 @@ def corpus_reindex_flow(
 
 @flow(name="nightly-release-eval", log_prints=True, validate_parameters=False)
 def nightly_eval_flow(
-    set_name: str = "sample-v1",
+    set_name: str = "sample-v2",
     config_path: str = DEFAULT_CONFIG,
     overrides: dict[str, Any] | None = None,
     store: str | None = None,
