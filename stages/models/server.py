@@ -85,12 +85,12 @@ def serve(model_path: str, port: int, alias: str, n_ctx: int, n_threads: int | N
     params.port = port
     params.api_keys = []  # a local server for local clients: loopback is the boundary
     params.model_alias = {alias}
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         server = xllamacpp.Server(params)
     except RuntimeError as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"serving {model_path} as {alias!r} on {server.listening_address}/v1", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
