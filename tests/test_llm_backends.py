@@ -265,7 +265,11 @@ def llama_server():
 
 @needs_model
 def test_openai_compatible_answers_against_a_real_llama_cpp_server(llama_server, tmp_path):
-    cfg = config(tmp_path, backend="openai_compatible", base_url=llama_server, model="qwen")
+    # One answer can take minutes on a shared 2-core machine; this test is about the HTTP path,
+    # not latency, so a slow reply must not become a timeout and a retry.
+    cfg = config(
+        tmp_path, backend="openai_compatible", base_url=llama_server, model="qwen", timeout_s=600
+    )
     output = generation.make_backend(cfg).generate(request())
     assert_cited_price(output)
     assert output.model_id == "openai-compatible:qwen"
