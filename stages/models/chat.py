@@ -147,7 +147,6 @@ class LlamaCppClient(ChatClient):
         self.model_path = Path(model_path).resolve()
         self.sha256 = verify_gguf(self.model_path, model_sha256)
         self.model_id = model_id_for(self.model_path, self.sha256)
-        self.n_ctx = n_ctx
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
         self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads)
 
