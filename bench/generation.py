@@ -6,8 +6,9 @@ answerable questions whose answer contains a gold answer, and the share of unans
 refused. The extractive backend answers every question; an LLM backend answers a stratified
 subset (`--llm-questions`, default 40) because it generates ~9 tokens/s on 2 cores.
 
-`openai_compatible` is measured against llama-cpp-python's own OpenAI-compatible server, started
-on 127.0.0.1 with the same local GGUF, so its row shows the HTTP path's cost over `llama_cpp`.
+`openai_compatible` is measured against llama.cpp's own OpenAI-compatible server (`python -m
+stages.models.server`, xllamacpp), started on 127.0.0.1 with the same local GGUF, so its row shows
+the HTTP path's cost over `llama_cpp`.
 """
 
 from __future__ import annotations

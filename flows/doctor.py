@@ -89,6 +89,22 @@ def _ocr() -> str:
     return f"read {text!r}"
 
 
+def _local_llm() -> str:
+    """Load the GGUF with the installed llama.cpp binding and judge one obvious claim: proves the
+    prebuilt wheel runs on this CPU and reads this model, in one forward pass."""
+    import xllamacpp
+
+    from stages.models.settings import LLMSettings
+    from stages.models.yesno import LlamaYesNo
+
+    judge = LlamaYesNo(LLMSettings(n_ctx=512))
+    p_yes = judge.p_yes(
+        "Answer yes or no.", "Passage: Paris is the capital of France.\nIs Paris in France?"
+    )
+    assert p_yes > 0.5, f"P(yes) {p_yes:.2f} for an obvious yes"
+    return f"xllamacpp {xllamacpp.__version__}, P(yes) {p_yes:.2f} on an obvious yes"
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "unstructured + PyPI spaCy model": _parse_markdown,
     "packaged embedding model": _embed,
@@ -96,6 +112,7 @@ CHECKS: dict[str, Callable[[], str]] = {
     "format readers (pptx, xlsx, vtt/srt)": _format_readers,
     "local generator GGUF": _generator_model,
     "OCR (RapidOCR, packaged PP-OCR models)": _ocr,
+    "local LLM (llama.cpp)": _local_llm,
 }
 
 

@@ -10,7 +10,8 @@ Backends implement `Backend.generate(request) -> Output`:
 - `extractive` (default): deterministic, composes the answer from evidence spans, each with its
   marker.
 - `llama_cpp`: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF (or any GGUF at `llm.path`) in
-  process, its output constrained to the answer schema by a grammar.
+  process through llama.cpp (the xllamacpp binding), its output constrained to the answer schema
+  by a grammar.
 - `openai_compatible`: any server speaking the OpenAI chat API (`llm.base_url`, `llm.model`,
   `llm.api_key`, or GROUNDING_LLM_BASE_URL / GROUNDING_LLM_MODEL / GROUNDING_LLM_API_KEY).
 

@@ -2,7 +2,8 @@
 
 The model tests use the packaged Qwen2.5-Coder-1.5B GGUF (`make setup` assembles it) and skip
 only when it has not been assembled. The model is loaded once for the module; the
-OpenAI-compatible test starts llama-cpp-python's own server on 127.0.0.1 and stops it after.
+OpenAI-compatible test starts llama.cpp's own server (`python -m stages.models.server`, xllamacpp)
+on 127.0.0.1 and stops it after.
 Only the malformed-reply, cache and 429 cases use stubs, as they test this module's own logic.
 """
 
@@ -17,7 +18,8 @@ import pytest
 
 from stages import attribution, contracts, generation
 from stages.common.text import MARKER_RE
-from stages.models import chat, errors, files, server
+from stages.models import chat, errors, files, server, yesno
+from stages.models.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / files.DEFAULT_MODEL_PATH
@@ -120,7 +122,7 @@ def attribute(output: generation.Output) -> dict:
 @pytest.fixture(scope="module")
 def llama_client() -> chat.LlamaCppClient:
     client = chat.LlamaCppClient(MODEL)
-    assert client.llama is not None  # load once for the module
+    assert client.server is not None  # load once for the module
     return client
 
 
@@ -263,7 +265,11 @@ def llama_server():
 
 @needs_model
 def test_openai_compatible_answers_against_a_real_llama_cpp_server(llama_server, tmp_path):
-    cfg = config(tmp_path, backend="openai_compatible", base_url=llama_server, model="qwen")
+    # One answer can take minutes on a shared 2-core machine; this test is about the HTTP path,
+    # not latency, so a slow reply must not become a timeout and a retry.
+    cfg = config(
+        tmp_path, backend="openai_compatible", base_url=llama_server, model="qwen", timeout_s=600
+    )
     output = generation.make_backend(cfg).generate(request())
     assert_cited_price(output)
     assert output.model_id == "openai-compatible:qwen"
@@ -286,3 +292,42 @@ def test_openai_compatible_server_down_is_a_technical_error(tmp_path):
     assert (output.answer, output.refusal_reason) == (None, "technical_error")
     assert "gave up after 3 attempts" in output.error
     assert output.citations == [] and not re.search(r"\d", " ".join(output.missing))
+
+
+# ---------------------------------------------------------------- llama.cpp details (xllamacpp)
+
+
+def logprobs(**tokens: float) -> list[dict]:
+    return [{"token": token.replace("_", " "), "logprob": lp} for token, lp in tokens.items()]
+
+
+def test_p_yes_is_the_yes_mass_over_the_yes_and_no_mass_of_the_top_tokens():
+    # Yes 0.5 + yes 0.1 against No 0.2 + " no" 0.1; "The" counts for neither
+    top = logprobs(Yes=-0.693147, No=-1.609438, yes=-2.302585, _no=-2.302585, The=-3.0)
+    assert yesno.p_yes_from_top_logprobs(top) == pytest.approx(0.6 / 0.9, abs=1e-5)
+    assert yesno.p_yes_from_top_logprobs(logprobs(Yes=-0.1, The=-3.0)) == 1.0
+    assert yesno.p_yes_from_top_logprobs(logprobs(NO=-0.1)) == 0.0
+    with pytest.raises(errors.JudgeError, match="neither yes nor no"):
+        yesno.p_yes_from_top_logprobs(logprobs(The=-0.1, Paris=-2.0))
+
+
+@needs_model
+def test_the_judge_reads_p_yes_and_an_overlong_prompt_is_a_judge_error():
+    judge = yesno.LlamaYesNo(LLMSettings(path=str(MODEL), n_ctx=512))
+    passage = "Passage: Paris is the capital of France.\n"
+    assert judge.p_yes("Answer yes or no.", passage + "Is Paris in France?") > 0.8
+    assert judge.p_yes("Answer yes or no.", passage + "Is Paris in Germany?") < 0.2
+    with pytest.raises(errors.JudgeError, match=r"judge prompt of \d+ tokens exceeds n_ctx 512"):
+        judge.p_yes("Answer yes or no.", "word " * 600)
+
+
+@needs_model
+def test_the_in_process_model_listens_on_loopback_behind_a_key_nobody_has(llama_client):
+    address = llama_client.server.listening_address
+    assert address.startswith("http://127.0.0.1:")
+    assert httpx.get(f"{address}/v1/models", trust_env=False).status_code == 401
+
+
+def test_the_server_command_fails_clearly_on_a_missing_model(tmp_path, capsys):
+    assert server.main(["--model", str(tmp_path / "nowhere.gguf"), "--port", "0"]) == 1
+    assert "could not load" in capsys.readouterr().err

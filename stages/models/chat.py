@@ -1,7 +1,8 @@
 """Chat clients: chat messages plus a JSON schema in, a `Completion` out, or `LLMError`.
 
-- `LlamaCppClient`: llama-cpp-python in process, the weights loaded once per process and model
-  identity, output constrained by a grammar compiled from the schema.
+- `LlamaCppClient`: llama.cpp in process through the xllamacpp binding (a prebuilt wheel), the
+  weights loaded once per process and model identity, output constrained to the schema by
+  llama.cpp's own grammar engine.
 - `OpenAICompatibleClient`: any server speaking the OpenAI chat API, over httpx, with timeouts,
   bounded retries, exponential backoff and 429 handling that honours Retry-After.
 - `chat_client(settings, …)` builds the one the settings name; `LazyClient` builds it on first
@@ -13,14 +14,13 @@ Nothing here downloads anything: the model is a local file and the server addres
 from __future__ import annotations
 
 import atexit
-import contextlib
 import email.utils
 import functools
 import hashlib
 import json
 import os
 import random
-import threading
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,40 +72,66 @@ _LOADED: list[Any] = []
 
 @atexit.register
 def _close_models() -> None:
-    """Free llama.cpp models before interpreter teardown (its __del__ fails late in shutdown)."""
-    while _LOADED:
-        with contextlib.suppress(Exception):
-            _LOADED.pop().close()
-    load_llama.cache_clear()
+    """Stop llama.cpp servers before interpreter teardown, while their threads can still join."""
+    _LOADED.clear()
+    load_server.cache_clear()
+
+
+def server_params(model_path: str, n_ctx: int, n_threads: int | None) -> Any:
+    """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
+    its HTTP listener on loopback behind a random API key nobody is told (in process, the
+    `handle_*` calls do not go through HTTP)."""
+    import xllamacpp
+
+    threads = n_threads or os.cpu_count() or 1
+    params = xllamacpp.CommonParams()
+    params.model.path = model_path
+    params.n_ctx = n_ctx
+    params.n_parallel = 1  # one request at a time gets all of n_ctx, as one Llama context did
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.warmup = False  # a warm-up pass costs a second at load and changes no output
+    params.offline = True  # never ask a model hub for anything
+    params.verbosity = 0  # llama.cpp's per-request timing lines would flood the logs
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # any free port: two models in one process never collide
+    params.api_keys = [secrets.token_hex(16)]
+    return params
 
 
 @functools.cache
-def load_llama(model_path: str, sha256: str, n_ctx: int, n_threads: int | None, seed: int) -> Any:
-    """One `Llama` per process and model identity (path and hash) and parameter set: loading
-    the 1.1 GB model takes seconds, and a file replaced in place is a new model."""
+def load_server(model_path: str, sha256: str, n_ctx: int, n_threads: int | None) -> Any:
+    """One xllamacpp `Server` per process and model identity (path and hash) and context size:
+    loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
+    server is thread-safe; sampling settings (temperature, seed) travel with each request."""
     try:
-        from llama_cpp import Llama
+        import xllamacpp
     except ImportError as exc:
-        raise LLMError("llama-cpp-python is not installed (pip install 'grounding[llm]')") from exc
+        raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
     try:
-        llama = Llama(
-            model_path=model_path,
-            n_ctx=n_ctx,
-            n_threads=n_threads or os.cpu_count() or 1,
-            seed=seed,
-            verbose=False,
-        )
+        server = xllamacpp.Server(server_params(model_path, n_ctx, n_threads))
     except (ValueError, RuntimeError, OSError) as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
-    _LOADED.append(llama)
-    return llama
+    _LOADED.append(server)
+    return server
 
 
-LLAMA_LOCK = threading.Lock()  # a Llama context is not safe to use from two threads at once
+def server_reply(body: Any, what: str) -> dict[str, Any]:
+    """A `handle_*` reply, or `LLMError` for llama.cpp's error object (e.g. prompt > n_ctx)."""
+    if not isinstance(body, dict):
+        raise LLMError(f"llama.cpp {what} returned {type(body).__name__}, not an object")
+    error = body.get("error")
+    if error:
+        message = error.get("message", error) if isinstance(error, dict) else error
+        raise LLMError(f"llama.cpp {what} failed: {message}")
+    return body
 
 
 class LlamaCppClient(ChatClient):
-    """llama-cpp-python in process. The GGUF is verified (cached hash) before the first load."""
+    """llama.cpp in process (xllamacpp). The GGUF is verified (cached hash) before the first load.
+
+    The chat template is the GGUF's own (Jinja), as llama-cpp-python applied it before.
+    """
 
     def __init__(
         self,
@@ -122,26 +148,23 @@ class LlamaCppClient(ChatClient):
         self.sha256 = verify_gguf(self.model_path, model_sha256)
         self.model_id = model_id_for(self.model_path, self.sha256)
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
-        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads, seed)
+        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads)
 
     @property
-    def llama(self) -> Any:
-        return load_llama(*self._load_args)
+    def server(self) -> Any:
+        return load_server(*self._load_args)
 
     def complete(self, messages: Messages, schema: dict[str, Any]) -> Completion:
-        llama = self.llama
-        with LLAMA_LOCK:
-            try:
-                body = llama.create_chat_completion(
-                    messages=messages,
-                    response_format={"type": "json_object", "schema": schema},
-                    temperature=self.params["temperature"],
-                    max_tokens=self.params["max_tokens"],
-                    seed=self.params["seed"],
-                )
-            except (ValueError, RuntimeError) as exc:  # e.g. prompt longer than n_ctx
-                raise LLMError(f"llama.cpp generation failed: {exc}") from exc
-        return _completion_from(body)
+        request = {
+            "messages": messages,
+            "response_format": {"type": "json_object", "schema": schema},
+            **self.params,
+        }
+        try:
+            body = self.server.handle_chat_completions(request)
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"llama.cpp generation failed: {exc}") from exc
+        return _completion_from(server_reply(body, "generation"))
 
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -169,7 +192,8 @@ class OpenAICompatibleClient(ChatClient):
     425/429 and 5xx, sleeping `backoff_s * 2**attempt` (jittered, capped at `max_backoff_s`); a
     429 or 503 with Retry-After waits that long instead, unless it exceeds `max_retry_after_s`,
     which fails at once. Other 4xx fail at once. `response_format`: `json_object` sends
-    `{"type": "json_object", "schema": …}` (llama-cpp-python's server, llama.cpp's llama-server);
+    `{"type": "json_object", "schema": …}` (llama.cpp's server, as `python -m stages.models.server`
+    runs it, or llama-server);
     `json_schema` sends OpenAI's structured-output form; `none` relies on the prompt alone.
     """
 

@@ -1,9 +1,9 @@
 """Yes/no judgments as a probability: `YesNoModel.p_yes(system, user) -> float` in [0, 1].
 
-- `LlamaYesNo` (llama_cpp): the local GGUF evaluates the prompt once and the next token's logits
-  give P(yes) / (P(yes) + P(no)): a graded score from a single forward pass, deterministic (no
-  sampling), and no output to parse. The chat template is the model's own (Qwen ChatML); a system
-  prompt shared by consecutive calls stays in llama.cpp's KV cache.
+- `LlamaYesNo` (llama_cpp): the local GGUF evaluates the prompt once and the next token's
+  distribution gives P(yes) / (P(yes) + P(no)): a graded score from a single forward pass,
+  deterministic (no sampling), and no output to parse. The chat template is the model's own (Qwen
+  ChatML); a system prompt shared by consecutive calls stays in llama.cpp's KV cache.
 - `ChatYesNo` (openai_compatible): the verdict constrained to {"verdict": "yes" | "no"} by a JSON
   schema; yes = 1.0, no = 0.0.
 
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Protocol
 
-from stages.models.chat import LLAMA_LOCK, LazyClient, LlamaCppClient, chat_client
+from stages.models.chat import LazyClient, LlamaCppClient, chat_client, server_reply
 from stages.models.errors import JudgeError, LLMError
 from stages.models.files import model_id_for, verify_gguf
 from stages.models.settings import LLMSettings
@@ -38,25 +39,38 @@ def chatml(system: str, user: str) -> str:
     )
 
 
+# The answer words; each is one token in Qwen2.5's vocabulary (the same ids llama-cpp-python's
+# tokenizer gave: Yes 9454, yes 9693, No 2753…).
+YES_TOKENS = frozenset({"yes", "Yes", " yes", "YES"})
+NO_TOKENS = frozenset({"no", "No", " no", "NO"})
+# How many of the most likely next tokens llama.cpp reports. A yes/no variant below the 100th
+# has a probability under that of the 100th token, so leaving it out moves P(yes) by less than
+# that; listing 100 costs no measurable time (the whole vocabulary is sorted either way).
+TOP_TOKENS = 100
+
+
 class LlamaYesNo:
-    """P(yes) from the next-token logits of a GGUF (llama-cpp-python, in process)."""
+    """P(yes) from the next-token distribution of a GGUF (llama.cpp in process, via xllamacpp).
+
+    llama.cpp reports the log-probabilities (softmax over the whole vocabulary, before any
+    sampling) of the `TOP_TOKENS` most likely next tokens; P(yes) is the mass of the yes words
+    over the mass of the yes and no words among them.
+    """
 
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings
         self.model_id = "unknown"
-        self._llama: Any = None
+        self._server: Any = None
         self._error: str | None = None
-        self._yes: list[int] = []
-        self._no: list[int] = []
         try:  # identity without loading the model (the hash is cached on disk)
             self.model_id = model_id_for(settings.path, verify_gguf(settings.path, settings.sha256))
         except LLMError as exc:
             self._error = str(exc)
 
-    def _ready(self) -> None:
+    def _ready(self) -> Any:
         if self._error:
             raise JudgeError(self._error)
-        if self._llama is None:
+        if self._server is None:
             try:
                 client = LlamaCppClient(
                     self.settings.path,
@@ -64,43 +78,49 @@ class LlamaYesNo:
                     n_ctx=self.settings.n_ctx,
                     n_threads=self.settings.n_threads,
                 )
-                self._llama = client.llama
+                self._server = client.server
             except LLMError as exc:
                 self._error = str(exc)
                 raise JudgeError(self._error) from exc
-            self._yes = self._first_tokens(("yes", "Yes", " yes", "YES"))
-            self._no = self._first_tokens(("no", "No", " no", "NO"))
-
-    def _first_tokens(self, variants: tuple[str, ...]) -> list[int]:
-        ids = {self._llama.tokenize(v.encode(), add_bos=False, special=False)[0] for v in variants}
-        return sorted(ids)
+        return self._server
 
     def p_yes(self, system: str, user: str) -> float:
-        import numpy as np
+        server = self._ready()
+        request = {
+            "prompt": chatml(system, user),  # special tokens (<|im_start|>…) are parsed
+            "max_tokens": 1,
+            "n_probs": TOP_TOKENS,
+            "temperature": 0.0,
+            "cache_prompt": True,  # the shared system prompt stays in the KV cache
+        }
+        try:
+            body = server_reply(server.handle_completions(request), "evaluation")
+            top = body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        except LLMError as exc:
+            raise JudgeError(_context_message(str(exc), self.settings.n_ctx)) from exc
+        except (ValueError, RuntimeError, KeyError, IndexError, TypeError) as exc:
+            raise JudgeError(f"llama.cpp evaluation failed: {exc}") from exc
+        return p_yes_from_top_logprobs(top)
 
-        self._ready()
-        llama = self._llama
-        tokens = llama.tokenize(chatml(system, user).encode(), add_bos=False, special=True)
-        if len(tokens) >= self.settings.n_ctx:
-            n_ctx = self.settings.n_ctx
-            raise JudgeError(f"judge prompt of {len(tokens)} tokens exceeds n_ctx {n_ctx}")
-        with LLAMA_LOCK:
-            # Reuse the KV cache for the common prefix (the system prompt), evaluate the rest.
-            prefix = 0
-            previous = llama.input_ids[: llama.n_tokens].tolist()
-            limit = min(len(previous), len(tokens) - 1)  # at least one token is evaluated
-            while prefix < limit and previous[prefix] == tokens[prefix]:
-                prefix += 1
-            llama.n_tokens = prefix
-            try:
-                llama.eval(tokens[prefix:])
-            except (RuntimeError, ValueError) as exc:
-                llama.reset()
-                raise JudgeError(f"llama.cpp evaluation failed: {exc}") from exc
-            logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),))
-            yes = _logsumexp([float(logits[i]) for i in self._yes])
-            no = _logsumexp([float(logits[i]) for i in self._no])
-        return 1.0 / (1.0 + math.exp(no - yes))
+
+def _context_message(message: str, n_ctx: int) -> str:
+    match = re.search(r"request \((\d+) tokens\) exceeds", message)
+    if match:
+        return f"judge prompt of {match.group(1)} tokens exceeds n_ctx {n_ctx}"
+    return message
+
+
+def p_yes_from_top_logprobs(top: list[dict[str, Any]]) -> float:
+    """P(yes) / (P(yes) + P(no)) over llama.cpp's `top_logprobs` of the next token."""
+    yes = [float(t["logprob"]) for t in top if t.get("token") in YES_TOKENS]
+    no = [float(t["logprob"]) for t in top if t.get("token") in NO_TOKENS]
+    if not yes and not no:
+        raise JudgeError(f"neither yes nor no among the {len(top)} most likely next tokens")
+    if not no:
+        return 1.0
+    if not yes:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(_logsumexp(no) - _logsumexp(yes)))
 
 
 def _logsumexp(values: list[float]) -> float:
