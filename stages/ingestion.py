@@ -1130,6 +1130,8 @@ def _parser_identity(config: Config) -> dict[str, Any]:
         "stage": NAME,
         "version": VERSION,
         "config": config.model_dump(mode="json"),
+        # a part's rows follow the contracts they were written under, as the stage's key does
+        "contracts": {name: contracts.fingerprint(name) for name in ("documents", "chunks")},
         "unstructured": _library_version("unstructured"),
     }
 
