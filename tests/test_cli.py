@@ -14,6 +14,10 @@ import pytest
 from tests.conftest import ROOT
 
 GROUNDING = [sys.executable, "-m", "flows.cli"]
+# the sample question set `grounding run` answers by default
+SAMPLE_QUESTIONS = sum(
+    1 for line in (ROOT / "data" / "sample" / "questions.jsonl").read_text().splitlines() if line
+)
 
 
 def _grounding(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -51,11 +55,11 @@ def test_run_twice_writes_the_run_folder_and_hits_every_cache(tmp_path):
     latest = runs[-1]
     answers = pd.read_parquet(latest / "answers.parquet")
     reports = pd.read_parquet(latest / "reports.parquet")
-    assert len(answers) == len(reports) == summaries[1]["questions"] == 73
+    assert len(answers) == len(reports) == summaries[1]["questions"] == SAMPLE_QUESTIONS
     assert set(answers["status"]) <= {"answered", "refused", "blocked"}
     assert (answers["run_id"] == latest.name).all()
     traces = [json.loads(line) for line in (latest / "trace.jsonl").read_text().splitlines()]
-    assert len(traces) == 73
+    assert len(traces) == SAMPLE_QUESTIONS
     assert {
         "source_selection",
         "candidates",
@@ -65,7 +69,7 @@ def test_run_twice_writes_the_run_folder_and_hits_every_cache(tmp_path):
         "guardrails",
         "final",
     } <= set(traces[0])
-    assert len(pd.read_parquet(latest / "trace.parquet")) == 73
+    assert len(pd.read_parquet(latest / "trace.parquet")) == SAMPLE_QUESTIONS
 
 
 def test_ask_prints_a_cited_answer_and_a_refusal(sample_run, sample_store, tmp_path):
