@@ -14,6 +14,7 @@ TITLES = {
     "scifact": "SciFact retrieval quality (BEIR test)",
     "calibration": "Confidence calibration on SQuAD 2.0 dev",
     "user_folder": "A user's own folder: answers, per-file errors, peak memory",
+    "paraphrase": "Paraphrase pairs: groundedness that reads meaning (issue 12)",
 }
 
 
