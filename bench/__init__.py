@@ -14,6 +14,7 @@ BENCHES = {
     "calibration": "bench.calibration",
     "generation": "bench.generation",
     "halueval": "bench.halueval",
+    "paraphrase": "bench.paraphrase",
     "ops": "bench.ops",
     "user_folder": "bench.user_folder",
     "answerability": "bench.answerability",

@@ -498,7 +498,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.3.0"
+    assert report["version"] == guardrails.VERSION == "2.4.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -520,7 +520,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert "44" in probe["original"]
     assert report["tool_call_validations"] == []
-    assert "judge@1.0.0" in report["check_versions"]
+    assert "judge@2.0.0" in report["check_versions"]
     assert report["pii_detector"] == "presidio"
 
 

@@ -12,11 +12,14 @@ Per claim, against its cited spans (all of the question's evidence when it cites
 
 1. deterministic checks (figures, scale, names/identifiers, negation/direction, citations,
    injection): any failure scores the claim 0, whatever the judge says;
-2. support: a claim contained verbatim in a cited span is entailed by definition (judge
-   "verbatim", no model call); one sharing less than `prefilter_lexical` of its content words
-   with the spans is unsupported without asking (judge "skipped"); otherwise the judge scores it
-   (P(yes) of the local LLM, an NLI model, or, with `judge: none`, the lexical share). A judge
-   failure is a technical error: the claim is not emitted.
+2. support: a claim contained in a cited span after normalisation (casing, accents, number
+   words, date formats, a lead-in such as "According to the source,") is entailed by definition
+   (judge "verbatim", no model call); one sharing less than `prefilter_lexical` of its content
+   words with the spans is unsupported without asking (judge "skipped"); every other claim
+   (a paraphrase) goes to the judge, with the question and the sentences of the spans that bear
+   on it (P(yes) of the local LLM, an NLI model, or, with `judge: none`, the lexical share). A
+   judge failure is a technical error: the claim is not emitted. The deterministic checks of
+   step 1 fail only what they can prove (issue 12), so a paraphrase reaches the judge.
 3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator get
    self-consistency probes; a divergence keeps the answer from being emitted.
 
@@ -48,7 +51,7 @@ from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-VERSION = "2.3.0"  # 2.3: citations carry their anchor
+VERSION = "2.4.0"  # 2.4: claims routed by what can be proven; 2.3: citations carry their anchor
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -79,7 +82,7 @@ class Config(BaseModel):
         0.95, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
     )
     prefilter_lexical: float = Field(
-        0.34, ge=0, le=1, description="below this share of content words, no judge call"
+        0.2, ge=0, le=1, description="below this share of content words, no judge call"
     )
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
@@ -151,6 +154,9 @@ class ClaimScore:
     checks: list[CheckResult] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     error: bool = False
+    # how the claim was decided: check (a deterministic check proved it wrong) | verbatim |
+    # prefilter (too few of its words in the spans to ask) | judge | lexical (no judge) | error
+    route: str = "judge"
 
 
 def verify_claim(
@@ -166,29 +172,36 @@ def verify_claim(
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
-    `question` (optional) makes the judge ask whether the spans support `text` as the answer to
-    it, and lets the question's own words count as known for the lexical pre-filter.
+    Routed by what can be proven: a deterministic check that fails scores 0; a claim found in a
+    span after normalisation scores 1; one sharing less than `prefilter_lexical` of its words
+    with the spans is unsupported without asking; everything else goes to the judge, which sees
+    the claim, the spans and `question` (whose words also count as known for the pre-filter).
     """
     checks = groundedness.deterministic_checks(
-        text, spans, cited=cited, known_ids=known_ids, allowed=allowed
+        text, spans, cited=cited, known_ids=known_ids, allowed=allowed, context=question or ""
     )
-    lexical = groundedness.check_lexical(text, spans, context=question or "")
-    checks[-1] = lexical
+    lexical = checks[-1]
     hard = min((c.score for c in checks if c.name != "lexical"), default=1.0)
     critical = groundedness.is_critical(text, checks)
     reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
     if hard == 0.0:
-        return ClaimScore(0.0, critical, "skipped", checks, reasons)
+        return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
     if groundedness.is_verbatim(text, spans):
-        return ClaimScore(1.0, critical, "verbatim", checks, reasons)
-    if toolkit is None or config.judge == "none" or lexical.score < config.prefilter_lexical:
-        name = "none" if toolkit is None or config.judge == "none" else "skipped"
-        return ClaimScore(lexical.score, critical, name, checks, reasons + lexical.reasons)
+        return ClaimScore(1.0, critical, "verbatim", checks, reasons, route="verbatim")
+    if toolkit is None or config.judge == "none":
+        score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
+        score.route = "lexical"
+        return score
+    if lexical.score < config.prefilter_lexical:
+        reasons = reasons + lexical.reasons
+        return ClaimScore(lexical.score, critical, "skipped", checks, reasons, route="prefilter")
     try:
-        verdict = toolkit.judge().judge(text, spans, question)
+        verdict = toolkit.judge().judge(groundedness.strip_lead_in(text), spans, question)
     except judge.JudgeError as exc:
         why = f"entailment judge failed: {str(exc)[:200]}"
-        return ClaimScore(0.0, critical, "error", checks, [*reasons, why], error=True)
+        return ClaimScore(
+            0.0, critical, "error", checks, [*reasons, why], error=True, route="error"
+        )
     if toolkit is not None and not verdict.cached:
         toolkit.judge_calls += 1
     support = min(1.0, verdict.score / config.judge_threshold)
@@ -317,6 +330,7 @@ def check(
             spans,
             config,
             toolkit,
+            question=question or None,
             cited=claim.evidence_ids,
             known_ids=set(evidence),
             allowed=allowed,

