@@ -37,7 +37,9 @@ def test_every_format_parses_to_nonempty_chunks(sample_tables):
         assert sum(len(c["text"]) for c in chunks) > 200, f"{doc['path']} is suspiciously short"
         seen.add(suffix)
     assert seen >= set(FORMATS)
-    assert sample_tables["ingestion_errors"] == []
+    # nothing fails; the only note is that the scanned page was read by OCR
+    notes = {(e["path"], e["error_kind"], e["severity"]) for e in sample_tables["ingestion_errors"]}
+    assert notes == {("pricing/partner-discounts-2026-scanned.pdf", "ocr_used", "warning")}
 
 
 def test_chunk_offsets_slice_the_normalized_document(sample_tables):
