@@ -49,7 +49,7 @@ from stages.formats.anchors import anchor_spans, spans_within
 from stages.formats.tables import html_rows, table_blocks
 
 NAME = "ingestion"
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
@@ -73,7 +73,10 @@ class Config(BaseModel):
     # Scanned PDF pages (no text layer, an image) and image files are OCR'd; "none" turns it
     # off (they become no_text error rows). Pages with a text layer are never OCR'd.
     ocr_engine: Literal["rapidocr", "none"] = "rapidocr"
-    max_ocr_pages: int = Field(50, ge=0, description="scanned pages OCR'd per document")
+    max_ocr_pages: int = Field(50, ge=0, description="scanned pages and figures OCR'd per document")
+    # Images on PDF pages with a text layer become figure text from their caption and the
+    # text OCR finds inside them (never an invented description).
+    max_figures: int = Field(20, ge=0, description="figures described per PDF")
     max_image_pixels: int = Field(50_000_000, ge=1, description="pixels of one image or frame")
     text_encodings: list[str] = Field(
         ["utf-8"], description="tried in order before charset-normalizer guesses the encoding"
