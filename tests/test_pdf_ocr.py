@@ -262,6 +262,13 @@ def test_with_ocr_off_a_figure_is_described_by_its_caption_only(revenue_pdf, no_
     assert figure.origin == "text" and figure.confidence is None
 
 
+def test_figures_over_the_ocr_budget_keep_their_caption_and_are_reported(revenue_pdf, no_ocr):
+    blocks = pdf.read(revenue_pdf, ingestion.Config(max_ocr_pages=0))
+    (figure,) = _figure_blocks(blocks)
+    assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
+    assert ("ocr_budget", "1 figures not OCR'd: over max_ocr_pages=0") in blocks.warnings
+
+
 def test_tiny_images_are_not_figures_and_figures_are_capped(revenue_pdf, no_ocr):
     logo = scanned_pages.text_with_figure_pdf(
         "A page with a logo.", scanned_pages.text_image(""), "Figure 1: Logo", drawn=(40, 40)

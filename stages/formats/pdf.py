@@ -59,8 +59,14 @@ def read(data: bytes, options: Any) -> ReadBlocks:
         pages.extend(_ocr_pages(data, to_ocr, engine_name))
         pages.sort(key=lambda page: page.number)
     blocks = [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
-    if figures and engine_name != "none" and ocr_budget > 0:
-        _ocr_figures(data, figures[:ocr_budget], engine_name)
+    if figures and engine_name != "none":
+        figures_to_ocr = figures[: max(ocr_budget, 0)]
+        if len(figures) > len(figures_to_ocr):
+            skipped = len(figures) - len(figures_to_ocr)
+            warnings.append(
+                ("ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}")
+            )
+        _ocr_figures(data, figures_to_ocr, engine_name)
     blocks = _with_figures(blocks, [f for f in figures if f.caption or f.ocr_text])
     if not blocks:
         raise ParseError("no_text", _no_text_message(scanned, engine_name))
@@ -268,6 +274,8 @@ def _caption(box: tuple[float, float, float, float], lines: list[dict]) -> str:
 
 def _ocr_figures(data: bytes, figures: list[Figure], engine_name: str) -> None:
     """Render each figure's region of its page and OCR it, filling `ocr_text`."""
+    if not figures:
+        return  # no engine loaded for nothing
     import pypdfium2
 
     from stages.formats import ocr
@@ -278,9 +286,12 @@ def _ocr_figures(data: bytes, figures: list[Figure], engine_name: str) -> None:
     try:
         for figure in figures:
             page = document[figure.page - 1]
-            image = page.render(scale=scale).to_pil()
+            width, height = page.get_size()
+            x0, top, x1, bottom = figure.box
+            # crop is what to cut off each side, in points: left, bottom, right, top
+            crop = (x0, height - bottom, width - x1, top)
+            region = page.render(scale=scale, crop=crop).to_pil()
             page.close()
-            region = image.crop(tuple(round(v * scale) for v in figure.box))
             lines = layout.group_lines(ocr.spans(ocr.recognize(engine, region)))
             text = " ".join(line.text for line in lines).strip()
             if text:
