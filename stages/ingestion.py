@@ -5,7 +5,9 @@ reader: PDFs (text layer with pdfplumber), scanned pages and png/jpg/tiff images
 pptx, xlsx, csv, vtt, srt and ticket exports in json/jsonl/csv. Tables are blocks of their own
 (`stages.formats.tables`), and the anchors the readers give (a page box, a slide, a cell range, a
 time range, a ticket comment) are kept beside the text in `documents.anchors` and
-`chunks.anchors`, so a citation can point back into the original file.
+`chunks.anchors`, so a citation can point back into the original file. Figures are described
+only from what is true offline: a docx picture by its alt text, a PDF figure by its caption and
+the text OCR finds inside it (`stages.formats.pdf`); a picture with neither adds nothing.
 
 Input is a snapshot of the corpus (`corpus_files`: path, size, sha256 and where to read the file),
 so the stage is a pure function of its input table and the cache key follows the content. A file
@@ -49,7 +51,7 @@ from stages.formats.anchors import anchor_spans, spans_within
 from stages.formats.tables import html_rows, table_blocks
 
 NAME = "ingestion"
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
@@ -73,7 +75,10 @@ class Config(BaseModel):
     # Scanned PDF pages (no text layer, an image) and image files are OCR'd; "none" turns it
     # off (they become no_text error rows). Pages with a text layer are never OCR'd.
     ocr_engine: Literal["rapidocr", "none"] = "rapidocr"
-    max_ocr_pages: int = Field(50, ge=0, description="scanned pages OCR'd per document")
+    max_ocr_pages: int = Field(50, ge=0, description="scanned pages and figures OCR'd per document")
+    # Images on PDF pages with a text layer become figure text from their caption and the
+    # text OCR finds inside them (never an invented description).
+    max_figures: int = Field(20, ge=0, description="figures described per PDF")
     max_image_pixels: int = Field(50_000_000, ge=1, description="pixels of one image or frame")
     text_encodings: list[str] = Field(
         ["utf-8"], description="tried in order before charset-normalizer guesses the encoding"
@@ -613,7 +618,7 @@ def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> lis
         from unstructured.partition.docx import partition_docx
 
         _check_docx_structure(data, config)
-        return partition_docx(file=io.BytesIO(data))
+        return partition_docx(file=io.BytesIO(_with_alt_text(data)))
     raise IngestError("unsupported_type", f"no parser for {suffix or 'files without suffix'}")
 
 
@@ -742,6 +747,49 @@ def _check_docx_structure(data: bytes, config: Config) -> None:
             "too_complex",
             f"unpacks to {unpacked} bytes, over 4 x max_file_bytes={config.max_file_bytes}",
         )
+
+
+WORD_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+DRAWING_NS = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+
+
+def _with_alt_text(data: bytes) -> bytes:
+    """The .docx with each picture's alt text (`wp:docPr/@descr`, written by its author) as a
+    run "Figure: <alt text>." beside the picture, so it is read in place, under its section.
+    A picture without alt text stays unread: its description is never invented."""
+    import zipfile
+
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        try:
+            root = etree.fromstring(archive.read("word/document.xml"), parser)
+        except etree.XMLSyntaxError:
+            return data  # unstructured reports the broken document as it always has
+        described = 0
+        for doc_pr in root.iter(f"{{{DRAWING_NS}}}docPr"):
+            alt_text = normalize_text(doc_pr.get("descr") or "").strip()
+            run = next(doc_pr.iterancestors(f"{{{WORD_NS}}}r"), None)
+            if not alt_text or run is None:
+                continue
+            # the final stop keeps unstructured from taking a short alt text for a title
+            figure_run = etree.Element(f"{{{WORD_NS}}}r")
+            text = etree.SubElement(figure_run, f"{{{WORD_NS}}}t")
+            text.text = f" Figure: {alt_text.rstrip('.')}. "
+            text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+            run.addnext(figure_run)
+            described += 1
+        if not described:
+            return data
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as rewritten:
+            for info in archive.infolist():
+                content = archive.read(info.filename)
+                if info.filename == "word/document.xml":
+                    content = etree.tostring(root, xml_declaration=True, standalone=True)
+                rewritten.writestr(info, content)
+    return buffer.getvalue()
 
 
 def _bound_element_heuristics(max_chars: int) -> None:

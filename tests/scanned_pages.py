@@ -228,3 +228,45 @@ def benchmark_pages(count: int, seed: int = 7) -> list[PageSpec]:
                 words.extend(str(content).split())
         pages.append(PageSpec(items, words))
     return pages
+
+
+def text_image(words: str, size: tuple[int, int] = (600, 200)):
+    """A chart-like picture: a frame, a bar and `words` written inside it (empty: no text)."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((2, 2, size[0] - 3, size[1] - 3), outline="black", width=3)
+    draw.rectangle((30, size[1] - 60, size[0] // 2, size[1] - 30), fill=(70, 110, 200))
+    if words:
+        draw.text((30, 30), words, font=_font(40 * 72 / DPI), fill="black")
+    return image
+
+
+def text_with_figure_pdf(
+    paragraph: str,
+    image,
+    caption: str | None,
+    pages_before: tuple[str, ...] = (),
+    drawn: tuple[float, float] = (300, 100),
+) -> bytes:
+    """Text pages (`pages_before`, one line each), then a page with a paragraph, the image
+    (`drawn` points wide and high, its top at 102 pt) and its caption line below it."""
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4_POINTS)
+    for line in pages_before:
+        pdf.setFont("Helvetica", 11)
+        pdf.drawString(60, 780, line)
+        pdf.showPage()
+    pdf.setFont("Helvetica", 11)
+    pdf.drawString(60, 780, paragraph)
+    top = A4_POINTS[1] - 102
+    pdf.drawImage(ImageReader(image), 60, top - drawn[1], width=drawn[0], height=drawn[1])
+    if caption:
+        pdf.drawString(60, top - drawn[1] - 18, caption)
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()

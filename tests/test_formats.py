@@ -385,3 +385,44 @@ def test_a_sheet_with_two_tables_and_a_headerless_block(tmp_path):
     assert labels["7 | 8 | 9"] == "Q3!B5:D5"  # numbers are not a header: no labels invented
     assert document["title"] == "budget"
     assert labels["Note: Prices exclude VAT."] == "Q3!A8:A8"  # one full stop, not two
+
+
+def _docx_with_pictures(alt_texts: list[str]) -> bytes:
+    """A .docx: a heading, a paragraph, one picture per alt text ("" = no alt text), a heading."""
+    import io
+
+    from docx import Document
+    from docx.shared import Inches
+    from PIL import Image
+
+    png = io.BytesIO()
+    Image.new("RGB", (200, 100), "white").save(png, "PNG")
+    document = Document()
+    document.add_heading("Annual results", 1)
+    document.add_paragraph("Tailspin Hosting reports its yearly results below.")
+    for number, alt_text in enumerate(alt_texts):
+        png.seek(0)
+        document.add_picture(png, width=Inches(2))
+        document.inline_shapes[number]._inline.docPr.set("descr", alt_text)
+    document.add_heading("Outlook", 1)
+    document.add_paragraph("Growth is expected to continue.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_docx_pictures_are_read_from_their_alt_text_in_place_and_never_invented(tmp_path):
+    (tmp_path / "report.docx").write_bytes(
+        _docx_with_pictures(["Bar chart: revenue grew 18% in 2026", ""])
+    )
+    result = ingest(tmp_path)
+    (document,) = result["documents"]
+    assert document["text"].count("Figure:") == 1, "a picture without alt text adds nothing"
+    figure = next(c for c in result["chunks"] if "Figure:" in c["text"])
+    assert "Figure: Bar chart: revenue grew 18% in 2026." in figure["text"]
+    assert figure["section_path"] == "Annual results", "read where the picture sits"
+
+
+def test_a_docx_without_alt_text_is_passed_to_the_parser_unchanged():
+    data = _docx_with_pictures([""])
+    assert ingestion._with_alt_text(data) is data

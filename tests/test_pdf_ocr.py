@@ -205,6 +205,96 @@ def test_a_question_is_answered_from_the_scanned_page_with_its_page(tmp_path, mi
     assert {c["page_number"] for c in answer["citations"]} == {2}
 
 
+# ---------------------------------------------------------------- figures on text pages
+
+REVENUE_WORDS = "Revenue 2026 grew 18%"
+REVENUE_CAPTION = "Figure 1: Revenue growth"
+
+
+def _figure_blocks(blocks):
+    return [b for b in blocks if b.anchor and "figure" in b.anchor]
+
+
+@pytest.fixture(scope="module")
+def revenue_pdf() -> bytes:
+    """Page 1 plain text; page 2 a paragraph, a chart with words in it and its caption."""
+    return scanned_pages.text_with_figure_pdf(
+        "Tailspin Hosting reports its yearly results below.",
+        scanned_pages.text_image(REVENUE_WORDS),
+        REVENUE_CAPTION,
+        pages_before=("Tailspin Hosting annual report.",),
+    )
+
+
+def test_a_figure_is_described_by_its_caption_and_the_text_inside_it(revenue_pdf, counting_ocr):
+    blocks = pdf.read(revenue_pdf, ingestion.Config())
+    assert counting_ocr.calls == 1, "only the figure is OCR'd, never the text layer"
+    (figure,) = _figure_blocks(blocks)
+    assert figure.text == (
+        f"Figure (page 2): {REVENUE_CAPTION}. Text in the image: {REVENUE_WORDS}"
+    )
+    assert figure.kind == "text" and figure.origin == "ocr" and figure.confidence > 0.9
+    assert figure.anchor == {
+        "page": 2,
+        "unit": "pt",
+        "box": [60.0, 102.0, 360.0, 202.0],
+        "figure": 1,
+    }
+    texts = [b.text for b in blocks if b.page == 2]
+    # after the paragraph above it, before its caption line (which stays in the page's text)
+    assert texts.index(figure.text) == 1 and texts[2] == REVENUE_CAPTION
+
+
+def test_an_image_without_caption_or_text_becomes_no_block(counting_ocr):
+    data = scanned_pages.text_with_figure_pdf(
+        "Tailspin Hosting reports its yearly results below.", scanned_pages.text_image(""), None
+    )
+    blocks = pdf.read(data, ingestion.Config())
+    assert counting_ocr.calls == 1
+    assert _figure_blocks(blocks) == []
+    assert [b.text for b in blocks] == ["Tailspin Hosting reports its yearly results below."]
+
+
+def test_with_ocr_off_a_figure_is_described_by_its_caption_only(revenue_pdf, no_ocr):
+    blocks = pdf.read(revenue_pdf, ingestion.Config(ocr_engine="none"))
+    (figure,) = _figure_blocks(blocks)
+    assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
+    assert figure.origin == "text" and figure.confidence is None
+
+
+def test_figures_over_the_ocr_budget_keep_their_caption_and_are_reported(revenue_pdf, no_ocr):
+    blocks = pdf.read(revenue_pdf, ingestion.Config(max_ocr_pages=0))
+    (figure,) = _figure_blocks(blocks)
+    assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
+    assert ("ocr_budget", "1 figures not OCR'd: over max_ocr_pages=0") in blocks.warnings
+
+
+def test_tiny_images_are_not_figures_and_figures_are_capped(revenue_pdf, no_ocr):
+    logo = scanned_pages.text_with_figure_pdf(
+        "A page with a logo.", scanned_pages.text_image(""), "Figure 1: Logo", drawn=(40, 40)
+    )
+    assert _figure_blocks(pdf.read(logo, ingestion.Config(ocr_engine="none"))) == []
+    capped = pdf.read(revenue_pdf, ingestion.Config(ocr_engine="none", max_figures=0))
+    assert _figure_blocks(capped) == []
+    assert REVENUE_CAPTION in [b.text for b in capped], "the caption stays in the page's text"
+
+
+def test_a_question_is_answered_from_a_figure_with_its_page(tmp_path, revenue_pdf):
+    from flows.executor import questions_table, run_stages
+    from tests.conftest import load_test_config
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "tailspin-report.pdf").write_bytes(revenue_pdf)
+    config = load_test_config(tmp_path, corpus=str(corpus))
+    question = {"question_id": "q1", "question": "How much did Tailspin revenue grow in 2026?"}
+    table = questions_table([question], "employee", "general")
+    answer = run_stages(config, table).final_answers.to_pylist()[0]
+    assert answer["status"] == "answered", answer["rendered_answer"]
+    assert "18%" in answer["answer"]
+    assert {c["page_number"] for c in answer["citations"]} == {2}
+
+
 # ---------------------------------------------------------------- images
 
 

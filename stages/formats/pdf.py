@@ -5,11 +5,20 @@ from pdfplumber's table finder with their cell boxes, tables without rules from 
 of their columns. A page with a text layer is never OCR'd. A page without one that holds an
 image is rendered (pypdfium2) and OCR'd when `ocr_engine` is not "none", up to `max_ocr_pages`
 per document. Anchors are page boxes in PDF points, origin at the page's top-left corner.
+
+Figures (images on a page with a text layer, at least FIGURE_MIN_POINTS on each side, up to
+`max_figures` per document) are described only from what is true offline: their caption (a
+line starting "Figure", "Fig.", "Chart" or "Table" right below or above the image) and the
+text OCR recognises inside the image, which counts against `max_ocr_pages`. A figure with
+neither becomes no block: a description is never invented. The caption line also stays in
+the page's own text, so it is read twice (once alone, once with its figure).
 """
 
 from __future__ import annotations
 
 import io
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from stages.formats import Block, ParseError, ReadBlocks, layout
@@ -20,6 +29,10 @@ DEFAULT_MAX_OCR_PAGES = 50
 DEFAULT_CHUNK_CHARS = 900
 PLACEHOLDER_TITLES = {"untitled", "untitled document", "document"}
 RULED_TABLES = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+DEFAULT_MAX_FIGURES = 20
+FIGURE_MIN_POINTS = 50.0  # smaller images are icons, bullets and logos, not figures
+CAPTION_MAX_GAP = 36.0  # points between an image's edge and its caption line
+CAPTION_RE = re.compile(r"^(figure|fig\.|chart|table)\s*\d*", re.IGNORECASE)
 
 
 def read(data: bytes, options: Any) -> ReadBlocks:
@@ -28,10 +41,13 @@ def read(data: bytes, options: Any) -> ReadBlocks:
     engine_name = getattr(options, "ocr_engine", "rapidocr")
     max_ocr_pages = getattr(options, "max_ocr_pages", DEFAULT_MAX_OCR_PAGES)
     max_table_chars = getattr(options, "chunk_size", DEFAULT_CHUNK_CHARS)
-    pages, scanned = _text_layer_pages(data)
+    max_figures = getattr(options, "max_figures", DEFAULT_MAX_FIGURES)
+    pages, scanned, figures = _text_layer_pages(data, max_figures)
     warnings: list[tuple[str, str]] = []
+    ocr_budget = max_ocr_pages
     if scanned and engine_name != "none":
         to_ocr = scanned[:max_ocr_pages]
+        ocr_budget -= len(to_ocr)
         if len(scanned) > len(to_ocr):
             skipped = len(scanned) - len(to_ocr)
             warnings.append(
@@ -43,6 +59,15 @@ def read(data: bytes, options: Any) -> ReadBlocks:
         pages.extend(_ocr_pages(data, to_ocr, engine_name))
         pages.sort(key=lambda page: page.number)
     blocks = [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
+    if figures and engine_name != "none":
+        figures_to_ocr = figures[: max(ocr_budget, 0)]
+        if len(figures) > len(figures_to_ocr):
+            skipped = len(figures) - len(figures_to_ocr)
+            warnings.append(
+                ("ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}")
+            )
+        _ocr_figures(data, figures_to_ocr, engine_name)
+    blocks = _with_figures(blocks, [f for f in figures if f.caption or f.ocr_text])
     if not blocks:
         raise ParseError("no_text", _no_text_message(scanned, engine_name))
     if any(page.origin == "ocr" for page in pages):
@@ -92,21 +117,26 @@ def check_structure(data: bytes, max_pages: int) -> str | None:
 # ---------------------------------------------------------------- the text layer
 
 
-def _text_layer_pages(data: bytes) -> tuple[list[layout.Page], list[int]]:
-    """Pages with a text layer as spans, and the numbers of image-only pages (to OCR)."""
+def _text_layer_pages(
+    data: bytes, max_figures: int
+) -> tuple[list[layout.Page], list[int], list[Figure]]:
+    """Pages with a text layer as spans, the numbers of image-only pages (to OCR) and the
+    figures on text pages (at most `max_figures`)."""
     import pdfplumber
 
-    pages, scanned = [], []
+    pages, scanned, figures = [], [], []
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         for page in pdf.pages:
             try:
                 if any(ch["text"].strip() for ch in page.chars):
                     pages.append(_text_page(page))
+                    if len(figures) < max_figures:
+                        figures.extend(_page_figures(page)[: max_figures - len(figures)])
                 elif page.images:
                     scanned.append(page.page_number)
             finally:
                 page.close()  # drop the page's cached layout objects
-    return pages, scanned
+    return pages, scanned, figures
 
 
 def _text_page(page: Any) -> layout.Page:
@@ -182,3 +212,126 @@ def _ocr_pages(data: bytes, numbers: list[int], engine_name: str) -> list[layout
         return pages
     finally:
         document.close()
+
+
+# ---------------------------------------------------------------- figures on text pages
+
+
+@dataclass
+class Figure:
+    """An image on a page with a text layer: where it is, its caption, the text inside it."""
+
+    page: int
+    number: int  # 1, 2, ... in the document
+    box: tuple[float, float, float, float]  # x0, top, x1, bottom in points
+    caption: str = ""
+    ocr_text: str = ""
+    confidence: float | None = None
+
+
+def _page_figures(page: Any) -> list[Figure]:
+    """The page's images large enough to be figures, each with its caption when it has one."""
+    images = [
+        image
+        for image in page.images
+        if image["x1"] - image["x0"] >= FIGURE_MIN_POINTS
+        and image["bottom"] - image["top"] >= FIGURE_MIN_POINTS
+    ]
+    if not images:
+        return []
+    lines = page.extract_text_lines()
+    figures = []
+    for image in sorted(images, key=lambda i: (i["top"], i["x0"])):
+        box = (
+            max(float(image["x0"]), 0.0),
+            max(float(image["top"]), 0.0),
+            min(float(image["x1"]), float(page.width)),
+            min(float(image["bottom"]), float(page.height)),
+        )
+        figures.append(Figure(page.page_number, 0, box, caption=_caption(box, lines)))
+    return figures
+
+
+def _caption(box: tuple[float, float, float, float], lines: list[dict]) -> str:
+    """The caption line nearest the image, below it first, then above it; "" without one."""
+    from stages.common.text import normalize_text
+
+    def overlaps(line: dict) -> bool:
+        return line["x0"] < box[2] and line["x1"] > box[0]
+
+    below = [ln for ln in lines if overlaps(ln) and 0 <= ln["top"] - box[3] <= CAPTION_MAX_GAP]
+    above = [ln for ln in lines if overlaps(ln) and 0 <= box[1] - ln["bottom"] <= CAPTION_MAX_GAP]
+    for candidates, distance in (
+        (below, lambda ln: ln["top"] - box[3]),
+        (above, lambda ln: box[1] - ln["bottom"]),
+    ):
+        for line in sorted(candidates, key=distance):
+            text = normalize_text(line["text"]).strip()
+            if CAPTION_RE.match(text):
+                return text
+    return ""
+
+
+def _ocr_figures(data: bytes, figures: list[Figure], engine_name: str) -> None:
+    """Render each figure's region of its page and OCR it, filling `ocr_text`."""
+    if not figures:
+        return  # no engine loaded for nothing
+    import pypdfium2
+
+    from stages.formats import ocr
+
+    engine = ocr.get_engine(engine_name)
+    document = pypdfium2.PdfDocument(data)
+    scale = OCR_DPI / 72
+    try:
+        for figure in figures:
+            page = document[figure.page - 1]
+            width, height = page.get_size()
+            x0, top, x1, bottom = figure.box
+            # crop is what to cut off each side, in points: left, bottom, right, top
+            crop = (x0, height - bottom, width - x1, top)
+            region = page.render(scale=scale, crop=crop).to_pil()
+            page.close()
+            lines = layout.group_lines(ocr.spans(ocr.recognize(engine, region)))
+            text = " ".join(line.text for line in lines).strip()
+            if text:
+                scores = [s.confidence for line in lines for s in line.spans if s.confidence]
+                figure.ocr_text = text
+                figure.confidence = round(sum(scores) / len(scores), 4) if scores else None
+    finally:
+        document.close()
+
+
+def _figure_block(figure: Figure) -> Block:
+    parts = [f"Figure (page {figure.page})"]
+    if figure.caption:
+        parts[0] += f": {figure.caption.rstrip('.')}"
+    if figure.ocr_text:
+        parts.append(f"Text in the image: {figure.ocr_text}")
+    box = [round(v, 1) for v in figure.box]
+    return Block(
+        "text",
+        ". ".join(parts),
+        figure.page,
+        anchor={"page": figure.page, "unit": "pt", "box": box, "figure": figure.number},
+        origin="ocr" if figure.ocr_text else "text",
+        confidence=figure.confidence if figure.ocr_text else None,
+        meta={"figure": True},
+    )
+
+
+def _with_figures(blocks: list[Block], figures: list[Figure]) -> list[Block]:
+    """The page's blocks with each figure's block after the last block that starts above it."""
+    result = list(blocks)
+    for number, figure in enumerate(figures, start=1):
+        figure.number = number
+        position = len(result)
+        for index, block in enumerate(result):
+            top = ((block.anchor or {}).get("box") or [0.0, 0.0])[1]
+            if (block.page or 0) > figure.page or (
+                block.page == figure.page and top > figure.box[1]
+            ):
+                position = index
+                break
+        result.insert(position, _figure_block(figure))
+    return result
