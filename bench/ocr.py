@@ -51,12 +51,13 @@ def _cpu_seconds() -> float:
 
 def _read_variant(pages: list[Any], images: list[Any]) -> dict[str, Any]:
     from stages import ingestion
-    from stages.formats import pdf
+    from stages.formats import ReadOptions, pdf
     from tests import scanned_pages
 
     data = scanned_pages.image_only_pdf(images)
     started, cpu_started = time.perf_counter(), _cpu_seconds()
-    blocks = pdf.read(data, ingestion.Config(ocr_engine="rapidocr", max_ocr_pages=len(pages)))
+    config = ingestion.Config(ocr_engine="rapidocr", max_ocr_pages=len(pages))
+    blocks = pdf.read(data, ReadOptions(config=config))
     seconds, cpu_seconds = time.perf_counter() - started, _cpu_seconds() - cpu_started
     drawn, recognised, rows_found, rows_total = Counter(), Counter(), 0, 0
     for number, spec in enumerate(pages, start=1):

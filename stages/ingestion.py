@@ -892,9 +892,8 @@ def _read(reader: Any, path: str, data: bytes, config: Config, notes: ParseNotes
     """Blocks from a `stages.formats` reader, within the same text budget as the others."""
     options = ReadOptions(path=path, config=config, decode=lambda raw: _text_of(raw, config, notes))
     read = reader(data, options)
-    # a reader reports warnings and the document's own title on the options or on its result
-    notes.warnings.extend(options.warnings + list(getattr(read, "warnings", [])))
-    notes.title_hint = notes.title_hint or options.title_hint or getattr(read, "title", None)
+    notes.warnings.extend(options.warnings)
+    notes.title_hint = notes.title_hint or options.title_hint
     for block in read:
         block.text = normalize_text(block.text)
     blocks = [b for b in read if b.text]

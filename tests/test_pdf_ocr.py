@@ -11,11 +11,16 @@ from pathlib import Path
 import pytest
 
 from stages import ingestion
-from stages.formats import ocr, pdf
+from stages.formats import ReadOptions, ocr, pdf
 from tests import scanned_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 PRICE_LIST_2025 = ROOT / "data" / "sample" / "docs" / "pricing" / "price-list-2025.pdf"
+
+
+def _options(**config) -> ReadOptions:
+    """What ingestion hands a reader: its Config, and where warnings and the title go."""
+    return ReadOptions(config=ingestion.Config(**config))
 
 
 def _ingest(root: Path, **config) -> dict[str, list[dict]]:
@@ -93,7 +98,7 @@ def _ruled_table_pdf() -> bytes:
 
 
 def test_a_ruled_table_becomes_a_table_chunk_with_cells_and_boxes(no_ocr):
-    blocks = pdf.read(_ruled_table_pdf(), ingestion.Config())
+    blocks = pdf.read(_ruled_table_pdf(), _options())
     table = next(b for b in blocks if b.kind == "table")
     assert "Plan: Enterprise | Price per user per month: €49 | Seats: 20+" in table.text.split("\n")
     assert table.page == 1 and table.origin == "text" and table.confidence is None
@@ -108,7 +113,7 @@ def test_a_ruled_table_becomes_a_table_chunk_with_cells_and_boxes(no_ocr):
 
 
 def test_an_unruled_table_keeps_each_value_with_its_header_and_sections_follow_headings(no_ocr):
-    blocks = pdf.read(PRICE_LIST_2025.read_bytes(), ingestion.Config())
+    blocks = pdf.read(PRICE_LIST_2025.read_bytes(), _options())
     table = next(b for b in blocks if b.kind == "table")
     assert (
         "Plan: Enterprise | Monthly list price: €42 per user per month | Minimum seats: 20 | "
@@ -156,7 +161,8 @@ def mixed_pdf() -> bytes:
 
 
 def test_only_the_page_without_a_text_layer_is_ocr_d(mixed_pdf, counting_ocr):
-    blocks = pdf.read(mixed_pdf, ingestion.Config())
+    options = _options()
+    blocks = pdf.read(mixed_pdf, options)
     assert counting_ocr.calls == 1, "the text page must never be OCR'd"
     assert {b.origin for b in blocks if b.page == 1} == {"text"}
     recognised = [b for b in blocks if b.page == 2]
@@ -167,7 +173,7 @@ def test_only_the_page_without_a_text_layer_is_ocr_d(mixed_pdf, counting_ocr):
     assert table.anchor["unit"] == "pt" and table.anchor["page"] == 2
     x0, top, x1, bottom = table.anchor["box"]
     assert 0 < x0 < x1 < 595.3 and 0 < top < bottom < 841.9
-    assert ("ocr_used", "text recognised by OCR on page(s) 2") in blocks.warnings
+    assert ("ocr_used", "text recognised by OCR on page(s) 2") in options.warnings
 
 
 def test_ocr_off_leaves_a_scanned_pdf_as_a_no_text_error(tmp_path, no_ocr):
@@ -227,7 +233,7 @@ def revenue_pdf() -> bytes:
 
 
 def test_a_figure_is_described_by_its_caption_and_the_text_inside_it(revenue_pdf, counting_ocr):
-    blocks = pdf.read(revenue_pdf, ingestion.Config())
+    blocks = pdf.read(revenue_pdf, _options())
     assert counting_ocr.calls == 1, "only the figure is OCR'd, never the text layer"
     (figure,) = _figure_blocks(blocks)
     assert figure.text == (
@@ -249,32 +255,32 @@ def test_an_image_without_caption_or_text_becomes_no_block(counting_ocr):
     data = scanned_pages.text_with_figure_pdf(
         "Tailspin Hosting reports its yearly results below.", scanned_pages.text_image(""), None
     )
-    blocks = pdf.read(data, ingestion.Config())
+    blocks = pdf.read(data, _options())
     assert counting_ocr.calls == 1
     assert _figure_blocks(blocks) == []
     assert [b.text for b in blocks] == ["Tailspin Hosting reports its yearly results below."]
 
 
 def test_with_ocr_off_a_figure_is_described_by_its_caption_only(revenue_pdf, no_ocr):
-    blocks = pdf.read(revenue_pdf, ingestion.Config(ocr_engine="none"))
+    blocks = pdf.read(revenue_pdf, _options(ocr_engine="none"))
     (figure,) = _figure_blocks(blocks)
     assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
     assert figure.origin == "text" and figure.confidence is None
 
 
 def test_figures_over_the_ocr_budget_keep_their_caption_and_are_reported(revenue_pdf, no_ocr):
-    blocks = pdf.read(revenue_pdf, ingestion.Config(max_ocr_pages=0))
-    (figure,) = _figure_blocks(blocks)
+    options = _options(max_ocr_pages=0)
+    (figure,) = _figure_blocks(pdf.read(revenue_pdf, options))
     assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
-    assert ("ocr_budget", "1 figures not OCR'd: over max_ocr_pages=0") in blocks.warnings
+    assert ("ocr_budget", "1 figures not OCR'd: over max_ocr_pages=0") in options.warnings
 
 
 def test_tiny_images_are_not_figures_and_figures_are_capped(revenue_pdf, no_ocr):
     logo = scanned_pages.text_with_figure_pdf(
         "A page with a logo.", scanned_pages.text_image(""), "Figure 1: Logo", drawn=(40, 40)
     )
-    assert _figure_blocks(pdf.read(logo, ingestion.Config(ocr_engine="none"))) == []
-    capped = pdf.read(revenue_pdf, ingestion.Config(ocr_engine="none", max_figures=0))
+    assert _figure_blocks(pdf.read(logo, _options(ocr_engine="none"))) == []
+    capped = pdf.read(revenue_pdf, _options(ocr_engine="none", max_figures=0))
     assert _figure_blocks(capped) == []
     assert REVENUE_CAPTION in [b.text for b in capped], "the caption stays in the page's text"
 
@@ -328,7 +334,7 @@ def test_image_blocks_have_pixel_boxes_and_each_tiff_frame_is_a_page(note_image)
     )
     buffer = io.BytesIO()
     note_image.save(buffer, "TIFF", save_all=True, append_images=[second])
-    blocks = images.read(buffer.getvalue(), ingestion.Config())
+    blocks = images.read(buffer.getvalue(), _options())
     assert {b.page for b in blocks} == {1, 2}
     oslo = next(b for b in blocks if "Oslo" in b.text)
     assert oslo.page == 2 and oslo.anchor["unit"] == "px" and oslo.origin == "ocr"
@@ -347,7 +353,7 @@ def test_a_thin_strip_is_read_at_its_own_scale():
     ImageDraw.Draw(strip).text((20, 30), "Enterprise 49 EUR", font=font, fill=0)
     buffer = io.BytesIO()
     strip.save(buffer, "PNG")
-    (block,) = images.read(buffer.getvalue(), ingestion.Config())
+    (block,) = images.read(buffer.getvalue(), _options())
     assert block.text == "Enterprise 49 EUR"
     x0, top, x1, bottom = block.anchor["box"]
     assert 0 <= x0 < x1 <= 900 and 0 <= top < bottom <= 120

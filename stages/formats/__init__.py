@@ -50,22 +50,6 @@ class Block:
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. a table's cells
 
 
-class ReadBlocks(list):
-    """A reader's blocks (a `list[Block]`) with what it learned about the whole document:
-    its own title (a PDF's /Title) and warnings as (kind, message) pairs."""
-
-    def __init__(
-        self,
-        blocks: list[Block] = (),  # type: ignore[assignment]
-        *,
-        title: str | None = None,
-        warnings: list[tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(blocks)
-        self.title = title
-        self.warnings = list(warnings or [])
-
-
 @dataclass
 class ReadOptions:
     """What a reader gets besides the file's bytes.

@@ -10,30 +10,23 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from stages.formats import ParseError, ReadBlocks, layout
-
-DEFAULT_MAX_OCR_PAGES = 50
-DEFAULT_MAX_IMAGE_PIXELS = 50_000_000  # about 7,000 x 7,000: an A4 page at 600 dpi is 35 M
-DEFAULT_CHUNK_CHARS = 900
+from stages.formats import Block, ParseError, ReadOptions, layout
 
 
-def read(data: bytes, options: Any) -> ReadBlocks:
-    """Blocks of an image file; `options` is ingestion's Config (only the fields used here)."""
-    engine_name = getattr(options, "ocr_engine", "rapidocr")
-    max_pages = getattr(options, "max_ocr_pages", DEFAULT_MAX_OCR_PAGES)
-    max_pixels = getattr(options, "max_image_pixels", DEFAULT_MAX_IMAGE_PIXELS)
+def read(data: bytes, options: ReadOptions) -> list[Block]:
+    """Blocks of an image file; limits and the OCR engine come from ingestion's Config."""
+    engine_name = options.ocr_engine
+    max_pages = options.max_ocr_pages
+    max_pixels = options.max_image_pixels
     frames = _frames(data, max_pixels)
     if engine_name == "none":
         raise ParseError(
             "no_text", "an image holds no text layer and OCR is off (ocr_engine: none)"
         )
-    warnings = []
     if len(frames) > max_pages:
-        warnings.append(
-            (
-                "ocr_budget",
-                f"{len(frames) - max_pages} pages not OCR'd: over max_ocr_pages={max_pages}",
-            )
+        options.warn(
+            "ocr_budget",
+            f"{len(frames) - max_pages} pages not OCR'd: over max_ocr_pages={max_pages}",
         )
         frames = frames[:max_pages]
     from stages.formats import ocr
@@ -43,11 +36,11 @@ def read(data: bytes, options: Any) -> ReadBlocks:
     for number, frame in enumerate(frames, start=1):
         lines = ocr.recognize(engine, frame)
         pages.append(layout.Page(number, frame.width, frame.height, ocr.spans(lines), "px", "ocr"))
-    max_table_chars = getattr(options, "chunk_size", DEFAULT_CHUNK_CHARS)
-    blocks = [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
+    blocks = [b for b in layout.document_blocks(pages, options.chunk_size) if b.text.strip()]
     if not blocks:
         raise ParseError("no_text", "OCR found no text in the image")
-    return ReadBlocks(blocks, warnings=[*warnings, ("ocr_used", "text recognised by OCR")])
+    options.warn("ocr_used", "text recognised by OCR")
+    return blocks
 
 
 def _frames(data: bytes, max_pixels: int) -> list[Any]:

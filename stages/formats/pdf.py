@@ -21,40 +21,33 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stages.formats import Block, ParseError, ReadBlocks, layout
+from stages.formats import Block, ParseError, ReadOptions, layout
 
 OCR_DPI = 200  # PP-OCR reads 10 pt text reliably at 200 dpi (about 28 px per line)
-DEFAULT_MAX_PDF_PAGES = 2_000
-DEFAULT_MAX_OCR_PAGES = 50
-DEFAULT_CHUNK_CHARS = 900
 PLACEHOLDER_TITLES = {"untitled", "untitled document", "document"}
 RULED_TABLES = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
-DEFAULT_MAX_FIGURES = 20
 FIGURE_MIN_POINTS = 50.0  # smaller images are icons, bullets and logos, not figures
 CAPTION_MAX_GAP = 36.0  # points between an image's edge and its caption line
 CAPTION_RE = re.compile(r"^(figure|fig\.|chart|table)\s*\d*", re.IGNORECASE)
 
 
-def read(data: bytes, options: Any) -> ReadBlocks:
-    """Blocks of a PDF; `options` is ingestion's Config (only the fields used here are read)."""
-    title = check_structure(data, getattr(options, "max_pdf_pages", DEFAULT_MAX_PDF_PAGES))
-    engine_name = getattr(options, "ocr_engine", "rapidocr")
-    max_ocr_pages = getattr(options, "max_ocr_pages", DEFAULT_MAX_OCR_PAGES)
-    max_table_chars = getattr(options, "chunk_size", DEFAULT_CHUNK_CHARS)
-    max_figures = getattr(options, "max_figures", DEFAULT_MAX_FIGURES)
+def read(data: bytes, options: ReadOptions) -> list[Block]:
+    """Blocks of a PDF; limits and the OCR engine come from ingestion's Config via `options`."""
+    options.title_hint = check_structure(data, options.max_pdf_pages)
+    engine_name = options.ocr_engine
+    max_ocr_pages = options.max_ocr_pages
+    max_table_chars = options.chunk_size
+    max_figures = options.max_figures
     pages, scanned, figures = _text_layer_pages(data, max_figures)
-    warnings: list[tuple[str, str]] = []
     ocr_budget = max_ocr_pages
     if scanned and engine_name != "none":
         to_ocr = scanned[:max_ocr_pages]
         ocr_budget -= len(to_ocr)
         if len(scanned) > len(to_ocr):
             skipped = len(scanned) - len(to_ocr)
-            warnings.append(
-                (
-                    "ocr_budget",
-                    f"{skipped} scanned pages not OCR'd: over max_ocr_pages={max_ocr_pages}",
-                )
+            options.warn(
+                "ocr_budget",
+                f"{skipped} scanned pages not OCR'd: over max_ocr_pages={max_ocr_pages}",
             )
         pages.extend(_ocr_pages(data, to_ocr, engine_name))
         pages.sort(key=lambda page: page.number)
@@ -63,8 +56,8 @@ def read(data: bytes, options: Any) -> ReadBlocks:
         figures_to_ocr = figures[: max(ocr_budget, 0)]
         if len(figures) > len(figures_to_ocr):
             skipped = len(figures) - len(figures_to_ocr)
-            warnings.append(
-                ("ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}")
+            options.warn(
+                "ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}"
             )
         _ocr_figures(data, figures_to_ocr, engine_name)
     blocks = _with_figures(blocks, [f for f in figures if f.caption or f.ocr_text])
@@ -72,8 +65,8 @@ def read(data: bytes, options: Any) -> ReadBlocks:
         raise ParseError("no_text", _no_text_message(scanned, engine_name))
     if any(page.origin == "ocr" for page in pages):
         ocr_numbers = ", ".join(str(p.number) for p in pages if p.origin == "ocr")
-        warnings.append(("ocr_used", f"text recognised by OCR on page(s) {ocr_numbers}"))
-    return ReadBlocks(blocks, title=title, warnings=warnings)
+        options.warn("ocr_used", f"text recognised by OCR on page(s) {ocr_numbers}")
+    return blocks
 
 
 def _no_text_message(scanned: list[int], engine_name: str) -> str:
