@@ -5,9 +5,13 @@ reader: PDFs (text layer with pdfplumber), scanned pages and png/jpg/tiff images
 pptx, xlsx, csv, vtt, srt and ticket exports in json/jsonl/csv. Tables are blocks of their own
 (`stages.formats.tables`), and the anchors the readers give (a page box, a slide, a cell range, a
 time range, a ticket comment) are kept beside the text in `documents.anchors` and
-`chunks.anchors`, so a citation can point back into the original file. Figures are described
-only from what is true offline: a docx picture by its alt text, a PDF figure by its caption and
-the text OCR finds inside it (`stages.formats.pdf`); a picture with neither adds nothing.
+`chunks.anchors`, so a citation can point back into the original file; rows of html, docx and
+markdown tables are anchored as "table 2, row 3". Figures are described only from what is true
+offline: an html or markdown image and a docx picture by its alt text, an html `<figure>` by its
+`<figcaption>` and alt text, a PDF figure by its caption and the text OCR finds inside it
+(`stages.formats.pdf`); a picture with neither adds nothing. A vision model behind an
+OpenAI-compatible endpoint (the `vision` block, off by default) can add its own description of
+PDF figures and image files, marked as the model's (`stages.formats.figures`).
 
 Input is a snapshot of the corpus (`corpus_files`: path, size, sha256 and where to read the file),
 so the stage is a pure function of its input table and the cache key follows the content. A file
@@ -31,6 +35,7 @@ import json
 import logging
 import os
 import re
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,10 +53,12 @@ from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
 from stages.formats.anchors import anchor_spans, spans_within
+from stages.formats.figures import figure_text
 from stages.formats.tables import html_rows, table_blocks
+from stages.models.settings import VisionSettings
 
 NAME = "ingestion"
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
@@ -79,6 +86,10 @@ class Config(BaseModel):
     # Images on PDF pages with a text layer become figure text from their caption and the
     # text OCR finds inside them (never an invented description).
     max_figures: int = Field(20, ge=0, description="figures described per PDF")
+    # An OpenAI-compatible vision endpoint that also describes figures and image files, its
+    # words marked as the model's; off unless base_url and model are set. Part of the parser
+    # identity through this config, so another model or endpoint re-parses the documents.
+    vision: VisionSettings = VisionSettings()
     max_image_pixels: int = Field(50_000_000, ge=1, description="pixels of one image or frame")
     text_encodings: list[str] = Field(
         ["utf-8"], description="tried in order before charset-normalizer guesses the encoding"
@@ -697,7 +708,36 @@ def _partition_html(html: str, config: Config, notes: ParseNotes) -> list[Any]:
         return partition_text(text=_flat_html_text(html))
     from unstructured.partition.html import partition_html
 
-    return partition_html(text=html)
+    return partition_html(text=_with_figure_text(html))
+
+
+def _with_figure_text(html: str) -> str:
+    """The HTML with each `<figure>` read as a paragraph of figure text (its `<figcaption>`
+    and its images' alt text, `figure_text`) followed by the rest of its content:
+    unstructured drops a `<figure>` whole. A figure with neither caption nor alt text adds no
+    text. Images outside a figure are read by unstructured as Image elements (`_blocks`)."""
+    if "<figure" not in html.lower():
+        return html
+    import lxml.html
+    from lxml import etree
+
+    try:
+        root = lxml.html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return html  # unstructured reports what it cannot read as it always has
+    for figure in list(root.iter("figure")):
+        captions = list(figure.iter("figcaption"))
+        caption = " ".join(c.text_content() for c in captions)
+        images = list(figure.iter("img"))
+        text = figure_text(caption, [image.get("alt") or "" for image in images])
+        for element in captions + images:
+            element.drop_tree()  # keeps the text that follows it
+        figure.tag = "div"
+        if text:
+            paragraph = lxml.html.Element("p")
+            paragraph.text = text
+            figure.insert(0, paragraph)
+    return lxml.html.tostring(root, encoding="unicode")
 
 
 class _FlatText(HTMLParser):
@@ -711,6 +751,8 @@ class _FlatText(HTMLParser):
             self._skip += 1
         elif tag in BLOCK_TAGS:
             self.parts.append("\n\n")
+        elif tag == "img" and (text := figure_text("", [dict(attrs).get("alt") or ""])):
+            self.parts.append(f"\n\n{text}\n\n")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "title"):
@@ -769,14 +811,14 @@ def _with_alt_text(data: bytes) -> bytes:
             return data  # unstructured reports the broken document as it always has
         described = 0
         for doc_pr in root.iter(f"{{{DRAWING_NS}}}docPr"):
-            alt_text = normalize_text(doc_pr.get("descr") or "").strip()
+            alt_text = figure_text("", [doc_pr.get("descr") or ""])
             run = next(doc_pr.iterancestors(f"{{{WORD_NS}}}r"), None)
             if not alt_text or run is None:
                 continue
             # the final stop keeps unstructured from taking a short alt text for a title
             figure_run = etree.Element(f"{{{WORD_NS}}}r")
             text = etree.SubElement(figure_run, f"{{{WORD_NS}}}t")
-            text.text = f" Figure: {alt_text.rstrip('.')}. "
+            text.text = f" {alt_text} "
             text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
             run.addnext(figure_run)
             described += 1
@@ -812,14 +854,22 @@ def _is_heading(element: Any, text: str) -> bool:
 
 def _blocks(elements: list[Any], max_table_chars: int) -> list[Block]:
     blocks = []
+    tables = 0
     for element in elements:
         text = normalize_text(element.text or "")
         if not text or element.category in ("PageBreak", "Header", "Footer", "PageNumber"):
             continue
         page = getattr(element.metadata, "page_number", None)
         if element.category == "Table":
+            tables += 1
             html = getattr(element.metadata, "text_as_html", None)
-            blocks.extend(_table(html_rows(html), text, page, max_table_chars))
+            blocks.extend(_table(html_rows(html), text, page, max_table_chars, tables))
+        elif element.category == "Image":
+            # an html/markdown image's text is its alt text, written by the author; without
+            # one unstructured gives no text and the image adds nothing
+            blocks.append(
+                Block("text", figure_text("", [text]) or text, page, meta={"figure": True})
+            )
         elif _is_heading(element, text):
             depth = getattr(element.metadata, "category_depth", None) or 0
             blocks.append(Block("heading", text, page, depth=depth))
@@ -828,12 +878,22 @@ def _blocks(elements: list[Any], max_table_chars: int) -> list[Block]:
     return blocks
 
 
-def _table(rows: list[list[str]], text: str, page: int | None, max_chars: int) -> list[Block]:
-    """A parsed table as table blocks: cells with their headers, row groups when it is large."""
+def _table(
+    rows: list[list[str]], text: str, page: int | None, max_chars: int, number: int
+) -> list[Block]:
+    """A parsed table as table blocks: cells with their headers, row groups when it is large,
+    each row line anchored as the document's `number`-th table and its row under the header."""
     rows = [[normalize_text(cell) for cell in row] for row in rows]
     if len(rows) < 2:
-        return [Block("table", " | ".join(rows[0]).strip() if rows else text, page)]
-    return table_blocks(rows[0], rows[1:], page, max_chars)
+        line = " | ".join(rows[0]).strip() if rows else text
+        return [Block("table", line, page, anchor={"table": number})]
+    return table_blocks(
+        rows[0],
+        rows[1:],
+        page,
+        max_chars,
+        row_anchor=lambda index: {"table": number, "row": index},
+    )
 
 
 def _layout(blocks: list[Block]) -> str:
@@ -1121,6 +1181,8 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             except IngestError as exc:  # unreadable now: an error row, nothing to cache
                 errors.append(_error(path, exc.kind, str(exc)))
                 continue
+            if _is_transient(part.info):
+                key = parts_cache.part_key(retry=key, nonce=secrets.token_hex(8))
             pending[key], info = part, part.info
             if len(pending) >= PARTS_PER_PACK:
                 cache.put(pending)
@@ -1144,6 +1206,15 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
     return _Outcome(
         _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, paths
     )
+
+
+# Warnings that say a remote model failed this time: the part is kept under a one-off key, so
+# the next run asks again instead of reusing the offline-only description from the cache.
+TRANSIENT_WARNINGS = frozenset({"vision_failed"})
+
+
+def _is_transient(info: dict[str, Any]) -> bool:
+    return any(kind in TRANSIENT_WARNINGS for kind, _ in info.get("warnings", []))
 
 
 def _skipped_paths(markers: dict[str, str]) -> set[str]:

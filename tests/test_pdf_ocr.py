@@ -247,8 +247,8 @@ def test_a_figure_is_described_by_its_caption_and_the_text_inside_it(revenue_pdf
         "figure": 1,
     }
     texts = [b.text for b in blocks if b.page == 2]
-    # after the paragraph above it, before its caption line (which stays in the page's text)
-    assert texts.index(figure.text) == 1 and texts[2] == REVENUE_CAPTION
+    # after the paragraph above it; its caption line is said by the figure, not again alone
+    assert texts == ["Tailspin Hosting reports its yearly results below.", figure.text]
 
 
 def test_an_image_without_caption_or_text_becomes_no_block(counting_ocr):
@@ -266,6 +266,16 @@ def test_with_ocr_off_a_figure_is_described_by_its_caption_only(revenue_pdf, no_
     (figure,) = _figure_blocks(blocks)
     assert figure.text == f"Figure (page 2): {REVENUE_CAPTION}"
     assert figure.origin == "text" and figure.confidence is None
+    assert sum(REVENUE_CAPTION in b.text for b in blocks) == 1, "the caption is indexed once"
+
+
+def test_a_caption_that_runs_on_into_the_next_line_gives_only_its_own_words(no_ocr):
+    """The caption line leaves the page's text; the words after it in the same block stay."""
+    first = pdf.Block("text", "Figure 1: Revenue growth Source: annual accounts.", 2)
+    other = pdf.Block("text", "Figure 1: Revenue growth", 3)  # another page: not this caption
+    figure = pdf.Figure(2, 1, (60.0, 102.0, 360.0, 202.0), caption="Figure 1: Revenue growth")
+    kept = pdf._without_caption([first, other], figure)
+    assert [b.text for b in kept] == ["Source: annual accounts.", "Figure 1: Revenue growth"]
 
 
 def test_figures_over_the_ocr_budget_keep_their_caption_and_are_reported(revenue_pdf, no_ocr):

@@ -3,7 +3,9 @@ span and named for a reader ("slide 3", "Prices!A4:C4", "00:01:02–00:01:09 (An
 
 An anchor span is {"start", "end", "anchor"}: document offsets and the anchor as JSON text, so
 every format's own keys fit one Arrow column. Blocks read by OCR add "origin" and "confidence" to
-their anchor, and the label says so.
+their anchor, and the label says so; so do figure descriptions by a vision model ("origin":
+"model", "model": its name). Rows of tables without a cell grid of their own (html, docx,
+markdown) are {"table": n, "row": r}: the document's n-th table, its r-th row under the header.
 """
 
 from __future__ import annotations
@@ -91,6 +93,14 @@ def merge_anchors(anchors: list[dict[str, Any]]) -> dict[str, Any] | None:
             corner_a = f"{column_letter(min(cols))}{min(rows)}"
             corner_b = f"{column_letter(max(cols))}{max(rows)}"
             return {**first, "range": f"{corner_a}:{corner_b}"}
+    if all(a.get("table") == first.get("table") and a.get("row") is not None for a in anchors):
+        rows = [r for a in anchors for r in (a["row"], a.get("last_row", a["row"]))]
+        rows = [r for r in rows if r > 0] or rows  # the header line names no row
+        merged = {**first, "row": min(rows)}
+        merged.pop("last_row", None)
+        if max(rows) != min(rows):
+            merged["last_row"] = max(rows)
+        return merged
     if all(a.get("page") == first.get("page") and a.get("box") for a in anchors):
         boxes = [a["box"] for a in anchors]
         box = [min(b[0] for b in boxes), min(b[1] for b in boxes)]
@@ -140,6 +150,8 @@ def anchor_label(anchor: dict[str, Any] | str | None) -> str | None:
     if not anchor:
         return None
     label = _place(anchor)
+    if anchor.get("origin") == "model" and anchor.get("model"):
+        label += f", described by {anchor['model']}"
     if anchor.get("origin") == "ocr":
         confidence = anchor.get("confidence")
         label += ", OCR" + (f" {confidence:.0%}" if isinstance(confidence, int | float) else "")
@@ -166,6 +178,8 @@ def _place(anchor: dict[str, Any]) -> str:
         sheet = str(anchor["sheet"])
         shown = sheet if re.fullmatch(r"[A-Za-z0-9_.]+", sheet) else "'" + sheet + "'"
         return f"{shown}!{anchor['range']}" if anchor.get("range") else shown
+    if "table" in anchor:
+        return _table_row(anchor)
     if "start" in anchor and "end" in anchor:
         label = f"{_clock(anchor['start'])}–{_clock(anchor['end'])}"
         return label + (f" ({anchor['speaker']})" if anchor.get("speaker") else "")
@@ -176,3 +190,16 @@ def _place(anchor: dict[str, Any]) -> str:
             label += ", box " + ", ".join(f"{float(v):g}" for v in box)
         return label
     return json.dumps(anchor, sort_keys=True)
+
+
+def _table_row(anchor: dict[str, Any]) -> str:
+    """ "table 2, row 3" (row 0 is the header line), "table 2, rows 3–5"."""
+    label = f"table {anchor['table']}"
+    first, last = anchor.get("row"), anchor.get("last_row")
+    if first == 0 and not last:
+        label += ", header"
+    elif last is not None and last != first:
+        label += f", rows {first}–{last}"
+    elif first is not None:
+        label += f", row {first}"
+    return f"page {anchor['page']}, {label}" if anchor.get("page") else label

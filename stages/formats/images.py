@@ -11,15 +11,19 @@ import io
 from typing import Any
 
 from stages.formats import Block, ParseError, ReadOptions, layout
+from stages.formats.figures import FigureDescriber, model_block
 
 
 def read(data: bytes, options: ReadOptions) -> list[Block]:
-    """Blocks of an image file; limits and the OCR engine come from ingestion's Config."""
+    """Blocks of an image file; limits and the OCR engine come from ingestion's Config. With a
+    vision model configured (ingestion's `vision` block) each page is also described by it, in
+    a block of its own that says so."""
     engine_name = options.ocr_engine
     max_pages = options.max_ocr_pages
     max_pixels = options.max_image_pixels
     frames = _frames(data, max_pixels)
-    if engine_name == "none":
+    describer = FigureDescriber(options)
+    if engine_name == "none" and not describer.active:
         raise ParseError(
             "no_text", "an image holds no text layer and OCR is off (ocr_engine: none)"
         )
@@ -29,6 +33,20 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
             f"{len(frames) - max_pages} pages not OCR'd: over max_ocr_pages={max_pages}",
         )
         frames = frames[:max_pages]
+    blocks = _ocr_blocks(frames, engine_name, options.chunk_size)
+    if blocks:
+        options.warn("ocr_used", "text recognised by OCR")
+    if describer.active:
+        blocks = _with_descriptions(blocks, frames, describer)
+    if not blocks:
+        failed = "; the vision model failed" if describer.failed else ""
+        raise ParseError("no_text", f"OCR found no text in the image{failed}")
+    return blocks
+
+
+def _ocr_blocks(frames: list[Any], engine_name: str, max_table_chars: int) -> list[Block]:
+    if engine_name == "none":
+        return []
     from stages.formats import ocr
 
     engine = ocr.get_engine(engine_name)
@@ -36,11 +54,22 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
     for number, frame in enumerate(frames, start=1):
         lines = ocr.recognize(engine, frame)
         pages.append(layout.Page(number, frame.width, frame.height, ocr.spans(lines), "px", "ocr"))
-    blocks = [b for b in layout.document_blocks(pages, options.chunk_size) if b.text.strip()]
-    if not blocks:
-        raise ParseError("no_text", "OCR found no text in the image")
-    options.warn("ocr_used", "text recognised by OCR")
-    return blocks
+    return [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
+
+
+def _with_descriptions(
+    blocks: list[Block], frames: list[Any], describer: FigureDescriber
+) -> list[Block]:
+    """Each page's blocks followed by the vision model's description of that page."""
+    result: list[Block] = []
+    for number, frame in enumerate(frames, start=1):
+        result.extend(b for b in blocks if b.page == number)
+        description = describer.describe(frame)
+        if description:
+            anchor = {"page": number, "unit": "px", "box": [0, 0, frame.width, frame.height]}
+            result.append(model_block(description, describer.model, number, anchor))
+    describer.close()
+    return result
 
 
 def _frames(data: bytes, max_pixels: int) -> list[Any]:

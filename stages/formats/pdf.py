@@ -10,25 +10,27 @@ Figures (images on a page with a text layer, at least FIGURE_MIN_POINTS on each 
 `max_figures` per document) are described only from what is true offline: their caption (a
 line starting "Figure", "Fig.", "Chart" or "Table" right below or above the image) and the
 text OCR recognises inside the image, which counts against `max_ocr_pages`. A figure with
-neither becomes no block: a description is never invented. The caption line also stays in
-the page's own text, so it is read twice (once alone, once with its figure).
+neither becomes no block: a description is never invented. The caption line moves into its
+figure's block (it is not left in the page's text as well, so it is indexed once). When
+ingestion's `vision` block names an endpoint, each figure's region is also sent to that vision
+model, and its answer becomes a block of its own after the figure's, said to be the model's
+(`stages.formats.figures`); a failing endpoint is one warning and the offline text stays.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from stages.formats import Block, ParseError, ReadOptions, layout
+from stages.formats.figures import CAPTION_RE, FigureDescriber, model_block
 
 OCR_DPI = 200  # PP-OCR reads 10 pt text reliably at 200 dpi (about 28 px per line)
 PLACEHOLDER_TITLES = {"untitled", "untitled document", "document"}
 RULED_TABLES = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 FIGURE_MIN_POINTS = 50.0  # smaller images are icons, bullets and logos, not figures
 CAPTION_MAX_GAP = 36.0  # points between an image's edge and its caption line
-CAPTION_RE = re.compile(r"^(figure|fig\.|chart|table)\s*\d*", re.IGNORECASE)
 
 
 def read(data: bytes, options: ReadOptions) -> list[Block]:
@@ -52,15 +54,17 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
         pages.extend(_ocr_pages(data, to_ocr, engine_name))
         pages.sort(key=lambda page: page.number)
     blocks = [b for b in layout.document_blocks(pages, max_table_chars) if b.text.strip()]
-    if figures and engine_name != "none":
-        figures_to_ocr = figures[: max(ocr_budget, 0)]
-        if len(figures) > len(figures_to_ocr):
-            skipped = len(figures) - len(figures_to_ocr)
-            options.warn(
-                "ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}"
-            )
-        _ocr_figures(data, figures_to_ocr, engine_name)
-    blocks = _with_figures(blocks, [f for f in figures if f.caption or f.ocr_text])
+    ocr_figures = 0 if engine_name == "none" else min(len(figures), max(ocr_budget, 0))
+    if engine_name != "none" and len(figures) > ocr_figures:
+        skipped = len(figures) - ocr_figures
+        options.warn(
+            "ocr_budget", f"{skipped} figures not OCR'd: over max_ocr_pages={max_ocr_pages}"
+        )
+    describer = FigureDescriber(options)
+    _read_figures(data, figures, engine_name, ocr_figures, describer)
+    describer.close()
+    described = [f for f in figures if f.caption or f.ocr_text or f.model_text]
+    blocks = _with_figures(blocks, described, describer.model)
     if not blocks:
         raise ParseError("no_text", _no_text_message(scanned, engine_name))
     if any(page.origin == "ocr" for page in pages):
@@ -220,6 +224,7 @@ class Figure:
     caption: str = ""
     ocr_text: str = ""
     confidence: float | None = None
+    model_text: str = ""  # what the configured vision model said it shows
 
 
 def _page_figures(page: Any) -> list[Figure]:
@@ -265,19 +270,27 @@ def _caption(box: tuple[float, float, float, float], lines: list[dict]) -> str:
     return ""
 
 
-def _ocr_figures(data: bytes, figures: list[Figure], engine_name: str) -> None:
-    """Render each figure's region of its page and OCR it, filling `ocr_text`."""
-    if not figures:
-        return  # no engine loaded for nothing
+def _read_figures(
+    data: bytes,
+    figures: list[Figure],
+    engine_name: str,
+    ocr_count: int,
+    describer: FigureDescriber,
+) -> None:
+    """Render each figure's region of its page once: the first `ocr_count` are OCR'd (filling
+    `ocr_text`), and each is shown to the vision model when one is configured (`model_text`)."""
+    wanted = figures if describer.active else figures[:ocr_count]
+    if not wanted:
+        return  # no engine loaded, no page rendered for nothing
     import pypdfium2
 
     from stages.formats import ocr
 
-    engine = ocr.get_engine(engine_name)
+    engine = ocr.get_engine(engine_name) if ocr_count else None
     document = pypdfium2.PdfDocument(data)
     scale = OCR_DPI / 72
     try:
-        for figure in figures:
+        for index, figure in enumerate(wanted):
             page = document[figure.page - 1]
             width, height = page.get_size()
             x0, top, x1, bottom = figure.box
@@ -285,14 +298,27 @@ def _ocr_figures(data: bytes, figures: list[Figure], engine_name: str) -> None:
             crop = (x0, height - bottom, width - x1, top)
             region = page.render(scale=scale, crop=crop).to_pil()
             page.close()
-            lines = layout.group_lines(ocr.spans(ocr.recognize(engine, region)))
-            text = " ".join(line.text for line in lines).strip()
-            if text:
-                scores = [s.confidence for line in lines for s in line.spans if s.confidence]
-                figure.ocr_text = text
-                figure.confidence = round(sum(scores) / len(scores), 4) if scores else None
+            if engine is not None and index < ocr_count:
+                _ocr_figure(engine, region, figure)
+            figure.model_text = describer.describe(region) or ""
     finally:
         document.close()
+
+
+def _ocr_figure(engine: Any, region: Any, figure: Figure) -> None:
+    from stages.formats import ocr
+
+    lines = layout.group_lines(ocr.spans(ocr.recognize(engine, region)))
+    text = " ".join(line.text for line in lines).strip()
+    if text:
+        scores = [s.confidence for line in lines for s in line.spans if s.confidence]
+        figure.ocr_text = text
+        figure.confidence = round(sum(scores) / len(scores), 4) if scores else None
+
+
+def _figure_anchor(figure: Figure) -> dict[str, Any]:
+    box = [round(v, 1) for v in figure.box]
+    return {"page": figure.page, "unit": "pt", "box": box, "figure": figure.number}
 
 
 def _figure_block(figure: Figure) -> Block:
@@ -301,23 +327,43 @@ def _figure_block(figure: Figure) -> Block:
         parts[0] += f": {figure.caption.rstrip('.')}"
     if figure.ocr_text:
         parts.append(f"Text in the image: {figure.ocr_text}")
-    box = [round(v, 1) for v in figure.box]
     return Block(
         "text",
         ". ".join(parts),
         figure.page,
-        anchor={"page": figure.page, "unit": "pt", "box": box, "figure": figure.number},
+        anchor=_figure_anchor(figure),
         origin="ocr" if figure.ocr_text else "text",
         confidence=figure.confidence if figure.ocr_text else None,
         meta={"figure": True},
     )
 
 
-def _with_figures(blocks: list[Block], figures: list[Figure]) -> list[Block]:
-    """The page's blocks with each figure's block after the last block that starts above it."""
+def _without_caption(blocks: list[Block], figure: Figure) -> list[Block]:
+    """The blocks without the figure's caption line, which its figure block says instead: a
+    block that is the caption goes; one that starts with it (the caption ran on into the next
+    line) keeps the rest."""
+    caption = " ".join(figure.caption.split())
+    result = []
+    for block in blocks:
+        text = " ".join(block.text.split())
+        if block.page == figure.page and block.kind in ("text", "heading"):
+            if text == caption:
+                continue
+            if text.startswith(caption + " "):
+                block.text = text[len(caption) :].strip()
+        result.append(block)
+    return result
+
+
+def _with_figures(blocks: list[Block], figures: list[Figure], model: str = "") -> list[Block]:
+    """The page's blocks with each figure's block after the last block that starts above it,
+    its caption line taken out of the page's text, and the vision model's description (if any)
+    right after the figure's own block."""
     result = list(blocks)
     for number, figure in enumerate(figures, start=1):
         figure.number = number
+        if figure.caption:
+            result = _without_caption(result, figure)
         position = len(result)
         for index, block in enumerate(result):
             top = ((block.anchor or {}).get("box") or [0.0, 0.0])[1]
@@ -326,5 +372,8 @@ def _with_figures(blocks: list[Block], figures: list[Figure]) -> list[Block]:
             ):
                 position = index
                 break
-        result.insert(position, _figure_block(figure))
+        added = [_figure_block(figure)] if figure.caption or figure.ocr_text else []
+        if figure.model_text:
+            added.append(model_block(figure.model_text, model, figure.page, _figure_anchor(figure)))
+        result[position:position] = added
     return result

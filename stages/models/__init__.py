@@ -12,6 +12,8 @@ by every stage that asks an LLM) and asks this package for a model, once per run
   CrossEncoder directory scoring (text, text) pairs: relevance, answerability, or the
   probability of one label (NLI entailment). Another runtime (ONNX) is another `PairScorer`.
 - `embeddings.embed(spec, texts)`: the sentence embedder of indexing and retrieval.
+- `vision.VisionClient(settings.VisionSettings).describe(image)`: a picture described by a vision
+  model behind an OpenAI-compatible endpoint (ingestion's optional `vision` block; off by default).
 
 Loading, hashing and caching: `files` (sha256 with a sidecar cache, GGUF checks, package or path
 specs), `cache.AnswerCache` (model replies on disk). Weights are cached per process keyed by

@@ -40,7 +40,7 @@ class Completion:
     tokens_completion: int | None = None
 
 
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]  # content: text, or a list of parts (text, image_url)
 
 
 class ChatClient:

@@ -83,3 +83,27 @@ def fold_legacy_keys(data: Any, keys: Iterable[str]) -> Any:
             block[LEGACY_KEYS[key]] = data.pop(key)
     data["llm"] = block
     return data
+
+
+class VisionSettings(BaseModel):
+    """An OpenAI-compatible endpoint that describes pictures (ingestion's `vision` block).
+
+    Off unless both `base_url` and `model` are set: the offline default never calls anything,
+    and no environment variable turns it on behind the configuration's back. The name of the
+    model is written into every description it gives ("Figure (described by <model>): ...")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: SecretStr | None = None  # masked in manifests and cache keys
+    max_images: int = Field(20, ge=0, description="pictures described per document")
+    timeout_s: float = Field(60.0, gt=0, le=600)
+    connect_timeout_s: float = Field(5.0, gt=0, le=60)
+    http_retries: int = Field(1, ge=0, le=6)
+    max_tokens: int = Field(300, ge=16, le=4096)
+    max_side_px: int = Field(1024, ge=64, le=8192, description="longest side of an image sent")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url and self.model)
