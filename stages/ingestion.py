@@ -53,7 +53,7 @@ from stages.common.offline import patch_unstructured_spacy
 from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
 from stages.formats.anchors import anchor_spans, spans_within
-from stages.formats.figures import figure_text
+from stages.formats.figures import FigureDescriber, figure_text
 from stages.formats.tables import html_rows, table_blocks
 from stages.models.settings import VisionSettings
 
@@ -629,7 +629,13 @@ def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> lis
         from unstructured.partition.docx import partition_docx
 
         _check_docx_structure(data, config)
-        return partition_docx(file=io.BytesIO(_with_alt_text(data)))
+        options = ReadOptions(path=path, config=config)
+        describer = FigureDescriber(options)
+        try:
+            return partition_docx(file=io.BytesIO(_with_alt_text(data, describer)))
+        finally:
+            describer.close()
+            notes.warnings.extend(options.warnings)
     raise IngestError("unsupported_type", f"no parser for {suffix or 'files without suffix'}")
 
 
@@ -793,12 +799,16 @@ def _check_docx_structure(data: bytes, config: Config) -> None:
 
 WORD_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 DRAWING_NS = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+MAIN_DRAWING_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+RELATIONSHIP_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PACKAGE_RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 
 
-def _with_alt_text(data: bytes) -> bytes:
+def _with_alt_text(data: bytes, describer: FigureDescriber | None = None) -> bytes:
     """The .docx with each picture's alt text (`wp:docPr/@descr`, written by its author) as a
     run "Figure: <alt text>." beside the picture, so it is read in place, under its section.
-    A picture without alt text stays unread: its description is never invented."""
+    A picture without alt text stays unread: its description is never invented. With a vision
+    model configured, its description follows as "Figure (described by <model>): ..."."""
     import zipfile
 
     from lxml import etree
@@ -809,19 +819,26 @@ def _with_alt_text(data: bytes) -> bytes:
             root = etree.fromstring(archive.read("word/document.xml"), parser)
         except etree.XMLSyntaxError:
             return data  # unstructured reports the broken document as it always has
+        media = _docx_media(archive, parser) if describer is not None and describer.active else {}
         described = 0
         for doc_pr in root.iter(f"{{{DRAWING_NS}}}docPr"):
-            alt_text = figure_text("", [doc_pr.get("descr") or ""])
             run = next(doc_pr.iterancestors(f"{{{WORD_NS}}}r"), None)
-            if not alt_text or run is None:
+            if run is None:
                 continue
-            # the final stop keeps unstructured from taking a short alt text for a title
-            figure_run = etree.Element(f"{{{WORD_NS}}}r")
-            text = etree.SubElement(figure_run, f"{{{WORD_NS}}}t")
-            text.text = f" {alt_text} "
-            text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
-            run.addnext(figure_run)
-            described += 1
+            texts = [figure_text("", [doc_pr.get("descr") or ""])]
+            if media:
+                picture = _docx_picture(doc_pr, media, archive)
+                description = describer.describe(picture) if picture else None
+                if description:
+                    texts.append(f"Figure (described by {describer.model}): {description}.")
+            for text in reversed([t for t in texts if t]):
+                # the final stop keeps unstructured from taking a short alt text for a title
+                figure_run = etree.Element(f"{{{WORD_NS}}}r")
+                element = etree.SubElement(figure_run, f"{{{WORD_NS}}}t")
+                element.text = f" {text} "
+                element.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+                run.addnext(figure_run)
+                described += 1
         if not described:
             return data
         buffer = io.BytesIO()
@@ -832,6 +849,31 @@ def _with_alt_text(data: bytes) -> bytes:
                     content = etree.tostring(root, xml_declaration=True, standalone=True)
                 rewritten.writestr(info, content)
     return buffer.getvalue()
+
+
+def _docx_media(archive: Any, parser: Any) -> dict[str, str]:
+    """Relationship id -> the part name of each image the document body refers to."""
+    from lxml import etree
+
+    try:
+        rels = etree.fromstring(archive.read("word/_rels/document.xml.rels"), parser)
+    except (KeyError, etree.XMLSyntaxError):
+        return {}
+    return {
+        rel.get("Id"): "word/" + rel.get("Target", "").removeprefix("/word/").lstrip("/")
+        for rel in rels.iter(f"{{{PACKAGE_RELS_NS}}}Relationship")
+        if rel.get("Type", "").endswith("/image") and rel.get("TargetMode") != "External"
+    }
+
+
+def _docx_picture(doc_pr: Any, media: dict[str, str], archive: Any) -> bytes | None:
+    """The image bytes of the picture whose `wp:docPr` this is, if the package holds them."""
+    blip = next(doc_pr.getparent().iter(f"{{{MAIN_DRAWING_NS}}}blip"), None)
+    name = media.get(blip.get(f"{{{RELATIONSHIP_NS}}}embed")) if blip is not None else None
+    try:
+        return archive.read(name) if name else None
+    except KeyError:
+        return None
 
 
 def _bound_element_heuristics(max_chars: int) -> None:

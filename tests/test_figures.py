@@ -413,3 +413,44 @@ def test_vision_is_off_by_default_and_its_model_is_in_the_parser_identity(fake_v
     assert "sk-very-secret" not in json.dumps(secret, sort_keys=True, default=str)
     pdf.read(_chart_pdf("Figure 1: Cargo volume"), _options(ocr_engine="none"))
     assert fake_vision.requests == [], "nothing is asked without a configured endpoint"
+
+
+def _deck_with_picture() -> bytes:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    buffer = io.BytesIO()
+    scanned_pages.text_image("").save(buffer, "PNG")
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Cargo"
+    buffer.seek(0)
+    slide.shapes.add_picture(buffer, Inches(1), Inches(2), width=Inches(4))  # no alt text
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def test_pptx_and_docx_pictures_are_described_by_the_model_beside_their_alt_text(
+    tmp_path, fake_vision
+):
+    from tests.test_formats import _docx_with_pictures
+
+    _write(
+        tmp_path,
+        {
+            "deck.pptx": _deck_with_picture(),
+            "report.docx": _docx_with_pictures(["Bar chart: revenue grew 18% in 2026", ""]),
+        },
+    )
+    offline = {d["path"]: d["text"] for d in _ingest(tmp_path)["documents"]}
+    assert "described by" not in offline["deck.pptx"] + offline["report.docx"]
+    result = _ingest(tmp_path, vision=_vision(fake_vision))
+    documents = {d["path"]: d for d in result["documents"]}
+    deck = documents["deck.pptx"]
+    described = f"Figure (described by fake-vision): {_FakeVision.reply}."
+    assert _labels(deck)[described] == "slide 1, described by fake-vision"
+    report = documents["report.docx"]["text"]
+    assert report.count(described) == 2, "both pictures, the one without alt text too"
+    assert report.index("Figure: Bar chart: revenue grew 18% in 2026.") < report.index(described)
+    assert len(fake_vision.requests) == 3

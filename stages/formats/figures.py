@@ -94,6 +94,10 @@ class FigureDescriber:
             if self._client is None:
                 self._client = VisionClient(self.settings)
             return _clean(self._client.describe(image)) or None
+        except (OSError, ValueError, SyntaxError):
+            return (
+                None  # a picture Pillow cannot decode (EMF, a broken file): not the model's fault
+            )
         except LLMError as exc:
             self.failed = True
             self.options.warn(

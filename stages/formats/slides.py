@@ -4,7 +4,8 @@ Per slide, in reading order (top to bottom, left to right): the title as a headi
 when it has none), each text frame's paragraphs with their bullet level, tables as table blocks,
 pictures by their alt text only (a picture without one adds nothing: a description is never
 made up), then the speaker notes. Anchors: {"slide": n}, plus "row" for a table row and
-"part": "notes" for the notes.
+"part": "notes" for the notes. With a vision model configured (ingestion's `vision` block) each
+picture is also described by it, in a block that says so (`stages.formats.figures`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from stages.common.text import normalize_text
 from stages.formats import Block, ParseError, ReadOptions
 from stages.formats.archive import check_zip
+from stages.formats.figures import FigureDescriber, model_block
 from stages.formats.tables import table_blocks
 
 LEVEL_MARKS = ("", "– ", "–– ", "––– ")  # a sub-bullet is marked by its depth
@@ -34,12 +36,16 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
     title = normalize_text(presentation.core_properties.title or "")
     options.title_hint = title or None
     blocks: list[Block] = []
+    describer = FigureDescriber(options)
     for number, slide in enumerate(presentation.slides, start=1):
-        blocks.extend(slide_blocks(slide, number, options.chunk_size))
+        blocks.extend(slide_blocks(slide, number, options.chunk_size, describer))
+    describer.close()
     return blocks
 
 
-def slide_blocks(slide: Any, number: int, max_table_chars: int) -> list[Block]:
+def slide_blocks(
+    slide: Any, number: int, max_table_chars: int, describer: FigureDescriber | None = None
+) -> list[Block]:
     anchor = {"slide": number}
     title_shape = slide.shapes.title
     title = _line(title_shape.text_frame.text) if title_shape is not None else ""
@@ -48,7 +54,7 @@ def slide_blocks(slide: Any, number: int, max_table_chars: int) -> list[Block]:
     for shape in sorted(_shapes(slide.shapes), key=_position):
         if shape.shape_id == skip:
             continue
-        blocks.extend(_shape_blocks(shape, number, max_table_chars))
+        blocks.extend(_shape_blocks(shape, number, max_table_chars, describer))
     notes = _notes(slide)
     if notes:
         notes_anchor = {"slide": number, "part": "notes"}
@@ -69,7 +75,9 @@ def _position(shape: Any) -> tuple[int, int]:
     return (shape.top if shape.top is not None else 0, shape.left if shape.left is not None else 0)
 
 
-def _shape_blocks(shape: Any, number: int, max_table_chars: int) -> list[Block]:
+def _shape_blocks(
+    shape: Any, number: int, max_table_chars: int, describer: FigureDescriber | None = None
+) -> list[Block]:
     anchor = {"slide": number}
     if getattr(shape, "has_table", False):
         rows = [[_line(cell.text) for cell in row.cells] for row in shape.table.rows]
@@ -96,15 +104,34 @@ def _shape_blocks(shape: Any, number: int, max_table_chars: int) -> list[Block]:
         if not lines:
             return []
         return [Block("text", "\n".join(lines), number, anchor=anchor, meta={"levels": levels})]
+    blocks = []
     alt_text = _alt_text(shape)
     if alt_text:
-        return [Block("text", f"Image: {alt_text}", number, anchor=anchor, meta={"alt_text": 1})]
-    return []
+        blocks.append(
+            Block("text", f"Image: {alt_text}", number, anchor=anchor, meta={"alt_text": 1})
+        )
+    if describer is not None and describer.active and _is_picture(shape):
+        description = describer.describe(_picture_bytes(shape))
+        if description:
+            blocks.append(model_block(description, describer.model, number, anchor))
+    return blocks
+
+
+def _is_picture(shape: Any) -> bool:
+    return getattr(shape, "shape_type", None) is not None and hasattr(shape, "image")
+
+
+def _picture_bytes(shape: Any) -> bytes:
+    """The picture's image file; empty for a linked picture whose file is not in the deck."""
+    try:
+        return shape.image.blob
+    except (AttributeError, KeyError, ValueError):
+        return b""
 
 
 def _alt_text(shape: Any) -> str:
     """The picture's own description (its alt text), never one made up."""
-    if getattr(shape, "shape_type", None) is None or not hasattr(shape, "image"):
+    if not _is_picture(shape):
         return ""
     properties = shape._element.xpath("./*[1]/*[local-name()='cNvPr']")
     return _line(properties[0].get("descr") or "") if properties else ""
