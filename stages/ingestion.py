@@ -11,7 +11,7 @@ offline: an html or markdown image and a docx picture by its alt text, an html `
 `<figcaption>` and alt text, a PDF figure by its caption and the text OCR finds inside it
 (`stages.formats.pdf`); a picture with neither adds nothing. A vision model behind an
 OpenAI-compatible endpoint (the `vision` block, off by default) can add its own description of
-PDF figures and image files, marked as the model's (`stages.formats.figures`).
+PDF figures, image files and pptx/docx pictures, marked as the model's (`stages.formats.figures`).
 
 Input is a snapshot of the corpus (`corpus_files`: path, size, sha256 and where to read the file),
 so the stage is a pure function of its input table and the cache key follows the content. A file
@@ -926,15 +926,13 @@ def _table(
     """A parsed table as table blocks: cells with their headers, row groups when it is large,
     each row line anchored as the document's `number`-th table and its row under the header."""
     rows = [[normalize_text(cell) for cell in row] for row in rows]
+    # a docx with page breaks knows the page; the anchor keeps it, as a citation shows one place
+    where = {"table": number} if page is None else {"page": page, "table": number}
     if len(rows) < 2:
         line = " | ".join(rows[0]).strip() if rows else text
-        return [Block("table", line, page, anchor={"table": number})]
+        return [Block("table", line, page, anchor=where)]
     return table_blocks(
-        rows[0],
-        rows[1:],
-        page,
-        max_chars,
-        row_anchor=lambda index: {"table": number, "row": index},
+        rows[0], rows[1:], page, max_chars, row_anchor=lambda index: {**where, "row": index}
     )
 
 

@@ -179,6 +179,7 @@ def test_row_anchors_merge_into_a_row_range_and_the_header_names_no_row():
         {"start": 11, "end": 20, "anchor": json.dumps({"table": 2, "row": 1})},
     ]
     assert anchor_label(anchor_for_span(spans, 12, 18)) == "table 2, row 1"
+    assert anchor_label({"page": 3, "table": 1, "row": 2}) == "page 3, table 1, row 2"
 
 
 # ---------------------------------------------------------------- end to end
