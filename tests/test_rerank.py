@@ -258,3 +258,71 @@ def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
         "hr-salaries#0000",
         "pricing#0000",
     }
+
+
+class _FlatIndexes:
+    """The two things `feature_rows` reads from the indexes: BM25 scores and chunk vectors."""
+
+    def __init__(self, rows: int) -> None:
+        self.vectors = np.ones((rows, 2)) / np.sqrt(2)
+
+    def bm25_scores(self, query: str) -> np.ndarray:
+        return np.ones(len(self.vectors))
+
+
+def test_title_coverage_reads_the_document_title_not_the_section_path():
+    """Trained on SQuAD paragraphs (a title, no section path): a section heading that matches
+    the question is chunk content, never the title feature the training gave a negative weight."""
+    import pyarrow as pa
+
+    chunks = pa.table(
+        {
+            "chunk_id": ["contract#1", "contract#2", "terms#1"],
+            "title": [
+                "Service Agreement - Contoso",
+                "Service Agreement - Contoso",
+                "Payment terms",
+            ],
+            "section_path": ["Service Agreement - Contoso > 3. Payment terms", "4. Liability", ""],
+            "text": ["Invoices are due in 45 days.", "Liability is capped.", "Due in 30 days."],
+        }
+    )
+    view = rerank.ChunkView(chunks)
+    matrix = rerank.feature_rows(
+        "What are the payment terms?", np.ones(2) / np.sqrt(2), [0, 1, 2], [1.0, 1.0, 1.0],
+        view, _FlatIndexes(3), {"payment": 1.0, "terms": 1.0},
+    )  # fmt: skip
+    title = matrix[:, rerank.FEATURES.index("title_coverage")]
+    body = matrix[:, rerank.FEATURES.index("coverage")]
+    assert title.tolist() == [0.0, 0.0, 1.0]
+    assert body.tolist() == [1.0, 0.0, 1.0]  # the section path is the chunk's content
+
+
+def test_requery_scores_new_chunks_against_their_whole_search(tiny_index, monkeypatch):
+    """A chunk the re-query adds is scored within the re-query's full result list, as training
+    scores a search's pool: its confidence must not depend on whether the first search already
+    held the re-query's best hit (scoring only the leftovers made the best leftover read as the
+    search's top hit, with bm25_norm and rrf_norm at 1)."""
+    from stages.common import search
+
+    rows = {cid: i for i, cid in enumerate(tiny_index["chunks"].column("chunk_id").to_pylist())}
+    requery_hits = [  # the re-query's fused list: the handbook first, the salary chunk second
+        search.Hit(row=rows["handbook#0000"], fused_score=2 / 61, rank=1),
+        search.Hit(row=rows["hr-salaries#0000"], fused_score=1 / 62, rank=2),
+        search.Hit(row=rows["pricing#0000"], fused_score=1 / 63, rank=3),
+    ]
+    monkeypatch.setattr(search, "hybrid_search", lambda *args, **kwargs: requery_hits)
+    # weight on the per-pool normalised features, as the trained ranker has (the default's is 0)
+    ranker = rerank.RankerModel(coef=[6.0, 3.0, 2.0, 0.0, 2.0, 4.0, 4.0, 0.0], intercept=-12.0)
+    config = rerank.Config(ranker=ranker, high_threshold=0.999, low_threshold=0.0)
+
+    def salary_confidence(first_pool: list[dict]) -> float:
+        out = rerank.run(_inputs(tiny_index, first_pool), config)
+        assert [a["attempt"] for a in out["rerank_attempts"].to_pylist()] == [1, 2]
+        return {r["chunk_id"]: r["confidence"] for r in out["ranked"].to_pylist()}[
+            "hr-salaries#0000"
+        ]
+
+    handbook_known = salary_confidence([_candidate("handbook#0000", "handbook")])
+    handbook_new = salary_confidence([_candidate("handbook#0001", "handbook")])
+    assert handbook_known == pytest.approx(handbook_new)
