@@ -263,3 +263,18 @@ def coverage(query_tokens: set[str], text_tokens: set[str]) -> float:
     if not query_tokens:
         return 0.0
     return len(query_tokens & text_tokens) / len(query_tokens)
+
+
+def sentence_match(
+    query_tokens: set[str], sentence: str, heading: str, wants_quantity: bool = False
+) -> float:
+    """How well a sentence matches a question's content words: its own coverage, the coverage with
+    its heading, and a bonus for a figure when the question asks for a quantity. Shared by the
+    evidence stage (span choice) and the answerability judge (candidate sentences)."""
+    sentence_tokens = set(content_tokens(sentence))
+    own = coverage(query_tokens, sentence_tokens)
+    if own == 0:
+        return 0.0
+    context = coverage(query_tokens, sentence_tokens | set(content_tokens(heading)))
+    has_figure = any(ch.isdigit() for ch in sentence)
+    return 0.6 * own + 0.4 * context + (0.15 if wants_quantity and has_figure else 0.0)
