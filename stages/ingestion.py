@@ -51,7 +51,7 @@ from stages.formats.anchors import anchor_spans, spans_within
 from stages.formats.tables import html_rows, table_blocks
 
 NAME = "ingestion"
-VERSION = "1.5.0"
+VERSION = "1.5.1"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
