@@ -256,6 +256,10 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("doc_id", pa.string()),
             ("rank", pa.int32()),
             ("confidence", pa.float64()),
+            # the sentence the answerability judge found to state the answer (offsets in the
+            # chunk's text), on that one chunk; null elsewhere and without a judge
+            ("answer_start", pa.int32()),
+            ("answer_end", pa.int32()),
         ]
     ),
     "rerank_status": pa.schema(

@@ -21,11 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
 from stages.common.logs import question_scope
-from stages.common.text import content_tokens, coverage, sentence_spans
+from stages.common.text import content_tokens, sentence_match, sentence_spans
 from stages.formats.anchors import anchor_for_span
 
 NAME = "evidence"
-VERSION = "1.1.0"  # 1.1: each span carries the anchor covering it
+VERSION = "1.2.0"  # 1.1: each span carries the anchor covering it; 1.2: the judged answer first
 OUTPUTS = ("evidence",)  # contract tables written
 INPUTS = ("questions", "ranked", "rerank_status", "chunks", "retrieval_queries")
 PER_QUESTION = True  # cached and batched per question
@@ -55,13 +55,7 @@ class Config(BaseModel):
 def score_sentence(
     sub_tokens: set[str], sentence: str, heading: str, wants_quantity: bool
 ) -> float:
-    sentence_tokens = set(content_tokens(sentence))
-    own = coverage(sub_tokens, sentence_tokens)
-    if own == 0:
-        return 0.0
-    context = coverage(sub_tokens, sentence_tokens | set(content_tokens(heading)))
-    has_figure = any(ch.isdigit() for ch in sentence)
-    return 0.6 * own + 0.4 * context + (0.15 if wants_quantity and has_figure else 0.0)
+    return sentence_match(sub_tokens, sentence, heading, wants_quantity)
 
 
 def _sub_questions(question: str, decompositions: list[str]) -> list[str]:
@@ -69,17 +63,24 @@ def _sub_questions(question: str, decompositions: list[str]) -> list[str]:
 
 
 def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
+    """Sentences that match the sub-question, best first. The sentence rerank's answerability
+    judge found to state the answer comes first whatever its word match (its score is lifted
+    above every other's), so the answer quotes what the judge read."""
     sub_tokens = set(content_tokens(sub))
     wants_quantity = bool(QUANTITY_QUESTION_RE.search(sub))
     spans = []
     for chunk in chunks:
         heading = f"{chunk['title']} {chunk['section_path']}"
+        judged_start, judged_end = chunk.get("answer_span") or (None, None)
         for start, end in sentence_spans(chunk["text"]):
             sentence = chunk["text"][start:end]
-            if sentence.endswith("?") or len(content_tokens(sentence)) < config.min_span_tokens:
+            judged = judged_start is not None and start < judged_end and judged_start < end
+            if not judged and (
+                sentence.endswith("?") or len(content_tokens(sentence)) < config.min_span_tokens
+            ):
                 continue
             score = score_sentence(sub_tokens, sentence, heading, wants_quantity)
-            if score < config.min_span_coverage:
+            if score < config.min_span_coverage and not judged:
                 continue
             spans.append(
                 {
@@ -87,7 +88,7 @@ def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
                     "start": chunk["char_start"] + start,
                     "end": chunk["char_start"] + end,
                     "text": sentence,
-                    "score": score * (0.5 + 0.5 * chunk["confidence"]),
+                    "score": score * (0.5 + 0.5 * chunk["confidence"]) + (2.0 if judged else 0),
                 }
             )
     return sorted(spans, key=lambda s: (-s["score"], s["chunk"]["chunk_id"], s["start"]))
@@ -133,7 +134,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     ranked = defaultdict(list)
     for row in inputs["ranked"].to_pylist():
         ranked[row["question_id"]].append(
-            {**chunks[row["chunk_id"]], "confidence": row["confidence"]}
+            {
+                **chunks[row["chunk_id"]],
+                "confidence": row["confidence"],
+                "answer_span": (row.get("answer_start"), row.get("answer_end")),
+            }
         )
     decompositions = defaultdict(list)
     for row in inputs["retrieval_queries"].to_pylist():

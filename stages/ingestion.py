@@ -58,7 +58,7 @@ from stages.formats.tables import html_rows, table_blocks
 from stages.models.settings import VisionSettings
 
 NAME = "ingestion"
-VERSION = "1.6.0"
+VERSION = "1.7.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False

@@ -43,7 +43,7 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.5.0"
+VERSION = "2.6.0"  # 2.5: title_coverage on the title only; 2.6: strict judge picks the sentence
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -422,25 +422,30 @@ def _judged(
     outcome: dict, question: str, scorer: Scorer, judge: AnswerabilityJudge, config: Config
 ) -> dict:
     """The top chunks reordered by P(answers this exact question); the best one is the
-    confidence, so it decides success / low relevance / not found. A judge failure is a
-    technical error for this question, never an answer."""
+    confidence, so it decides success / low relevance / not found, and the sentence the judge
+    found to state the answer is marked on its chunk. A judge failure is a technical error for
+    this question, never an answer."""
     ranked = outcome["ranked"]
     top = ranked[: config.answerability.top_k]
     rows = [scorer.view.row_of[r["chunk_id"]] for r in top]
     passages = [(scorer.view.titles[r], scorer.view.texts[r]) for r in rows]
     qid = outcome["state"]["question_id"]
     try:
-        probabilities = judge.probabilities(question, passages)
+        judgement = judge.judge(question, passages, [r["confidence"] for r in top])
     except AnswerabilityError as exc:
         state = _state(qid, "technical_error", None, None, f"answerability: {exc}")
         return {**outcome, "ranked": [], "state": state}
-    probabilities = _stable(probabilities)
-    judged = sorted(
-        ({**r, "confidence": p} for r, p in zip(top, probabilities, strict=True)),
-        key=lambda r: -r["confidence"],
-    )
+    probabilities = _stable(judgement.probabilities)
+    judged = [{**r, "confidence": p} for r, p in zip(top, probabilities, strict=True)]
+    if judgement.answer is not None:
+        index, start, end = judgement.answer
+        judged[index] = {**judged[index], "answer_start": start, "answer_end": end}
+        first = judged.pop(index)  # the chunk holding the answer leads, whatever the others got
+        judged = [first, *sorted(judged, key=lambda r: -r["confidence"])]
+    else:
+        judged.sort(key=lambda r: -r["confidence"])
     reordered = [{**r, "rank": rank} for rank, r in enumerate(judged + ranked[len(top) :], 1)]
-    best = max(probabilities)
+    best = judged[0]["confidence"]
     state = {
         **outcome["state"],
         "state": state_for(best, config),

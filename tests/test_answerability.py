@@ -11,6 +11,8 @@ from stages.models import answerability
 from stages.models.answerability import (
     AnswerabilityError,
     AnswerabilitySettings,
+    ChoiceAnswerability,
+    Judgement,
     PairAnswerability,
     YesNoAnswerability,
 )
@@ -31,13 +33,13 @@ class ScriptedJudge:
     def __init__(self, by_word: dict[str, float], fail: bool = False) -> None:
         self.by_word, self.fail, self.seen = by_word, fail, []
 
-    def probabilities(self, question, passages):
+    def judge(self, question, passages, priors=None):
         if self.fail:
             raise AnswerabilityError("model file missing")
         self.seen.append(passages)
-        return [
-            next((p for w, p in self.by_word.items() if w in text), 0.0) for _, text in passages
-        ]
+        return Judgement(
+            [next((p for w, p in self.by_word.items() if w in text), 0.0) for _, text in passages]
+        )
 
 
 def _run(tiny_index, judge, monkeypatch, **settings):
@@ -135,3 +137,102 @@ def test_the_strict_judge_reads_the_sentences_that_match_the_question():
     assert "The Team plan costs 12 euros." in focused and len(focused) < len(text)
     assert answerability.focused_passage("Anything?", "One. Two.", 3) == "One. Two."
     assert answerability.focused_passage("Cost?", text, 0) == text
+
+
+class FixedChoices:
+    """A multiple-choice model with scripted P(0) … P(n); records the prompt it was given."""
+
+    model_id = "choices"
+
+    def __init__(self, chances=None) -> None:
+        self.chances, self.prompts = chances, []
+
+    def p_choices(self, system, user, count):
+        if self.chances is None:
+            raise JudgeError("server down")
+        self.prompts.append(user)
+        return self.chances[: count + 1]
+
+
+PRICES = (
+    "Prices",
+    "Plans changed in May. The Team plan costs 12 euros per user. The Team plan has SSO.",
+)
+OFFICE = ("Office", "The office is in Lyon. The Team meets on Mondays.")
+
+
+def test_strict_choice_picks_the_answering_sentence_and_its_passage():
+    settings = AnswerabilitySettings(kind="strict", choice_sentences=3, choice_match_weight=0.0)
+    # candidates in reading order: the 3 sentences matching the question best
+    model = FixedChoices([0.1, 0.0, 0.8, 0.1])
+    judgement = ChoiceAnswerability(model, settings).judge(
+        "What does the Team plan cost?", [OFFICE, PRICES], [0.5, 0.9]
+    )
+    prompt = model.prompts[0]
+    assert prompt.count("[") == 3 and "[1]" in prompt and "(Prices)" in prompt
+    assert judgement.probabilities[judgement.answer[0]] == pytest.approx(0.9)  # 1 - P(0)
+    passage, start, end = judgement.answer
+    title, text = [OFFICE, PRICES][passage]
+    chosen = [line for line in prompt.splitlines() if line.startswith("[2]")][0]
+    assert text[start:end] in chosen
+
+
+def test_strict_choice_is_refused_when_none_states_it():
+    settings = AnswerabilitySettings(kind="strict")
+    judgement = ChoiceAnswerability(FixedChoices([0.95] + [0.01] * 9), settings).judge(
+        "What does the Team plan cost?", [PRICES], [0.9]
+    )
+    assert max(judgement.probabilities) == pytest.approx(0.05)
+
+
+def test_the_word_match_breaks_a_close_choice():
+    # the judge hesitates between sentence 1 and 2; the sentence naming the price wins
+    settings = AnswerabilitySettings(kind="strict", choice_sentences=2, choice_match_weight=4.0)
+    model = FixedChoices([0.1, 0.46, 0.44])
+    judgement = ChoiceAnswerability(model, settings).judge(
+        "How much does the Team plan cost per user?", [PRICES], [0.9]
+    )
+    _, start, end = judgement.answer
+    assert PRICES[1][start:end] == "The Team plan costs 12 euros per user."
+
+
+def test_a_strict_choice_failure_is_an_error():
+    with pytest.raises(AnswerabilityError, match="server down"):
+        ChoiceAnswerability(FixedChoices(None), AnswerabilitySettings(kind="strict")).judge(
+            "What does the Team plan cost?", [PRICES], [0.9]
+        )
+
+
+def test_choice_probabilities_come_from_the_digit_tokens():
+    from stages.models.yesno import p_choices_from_top_logprobs
+
+    top = [
+        {"token": "2", "logprob": np.log(0.6)},
+        {"token": "0", "logprob": np.log(0.2)},
+        {"token": " 1", "logprob": np.log(0.1)},
+        {"token": "7", "logprob": np.log(0.05)},  # beyond the choices offered
+        {"token": "The", "logprob": np.log(0.05)},
+    ]
+    chances = p_choices_from_top_logprobs(top, 3)
+    assert chances == pytest.approx([0.2 / 0.9, 0.1 / 0.9, 0.6 / 0.9, 0.0])
+    with pytest.raises(JudgeError):
+        p_choices_from_top_logprobs([{"token": "The", "logprob": -0.1}], 3)
+
+
+def test_the_judged_sentence_leads_the_evidence(tiny_index, monkeypatch):
+    class SecondSentence:
+        model_id = "second"
+
+        def judge(self, question, passages, priors=None):
+            title, text = passages[0]
+            from stages.common.text import sentence_spans
+
+            spans = sentence_spans(text)
+            start, end = spans[-1]
+            return Judgement([0.9] + [0.1] * (len(passages) - 1), (0, start, end))
+
+    status, ranked = _run(tiny_index, SecondSentence(), monkeypatch)
+    assert status["state"] == "success"
+    top = ranked[0]
+    assert top["answer_start"] is not None and top["answer_end"] > top["answer_start"]
+    assert all(r["answer_start"] is None for r in ranked[1:])

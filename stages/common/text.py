@@ -104,6 +104,15 @@ STOPWORDS = frozenset(
 
 # A sentence ends at . ! ? followed by whitespace, or at a line break; decimals ("99.9") survive.
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9€$£])|\n+")
+# A period after these (or after one capital letter, an initial: "George W. Bush") does not end a
+# sentence: "the St. Lawrence", "Mt. Everest", "Dr. Lee", "Jan. 5" stay whole, so a span quotes
+# the whole fact. Words that often end a sentence ("etc.", "Inc.", "U.S.") are left out.
+_ABBREVIATED = "st mt ft mr mrs ms dr prof sr jr gen gov col capt lt sgt rev fr vs e.g i.e"
+ABBREVIATIONS = frozenset(
+    f"{_ABBREVIATED} fig figs approx jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+INITIAL_RE = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
+ABBREVIATION_RE = re.compile(r"(?:^|[\s(\"'])([A-Za-z]{1,5}|[a-z]\.[a-z])\.$")
 
 NUMBER_RE = re.compile(
     r"(?<![\w.])(?:[€$£]\s?)?\d+(?:[.,:]\d+)*(?:\s?(?:%|percent))?",
@@ -175,10 +184,23 @@ def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
     return result
 
 
+def _after_abbreviation(text: str, match: re.Match) -> bool:
+    """True when the whitespace `match` follows an abbreviation's period, not a sentence's."""
+    found = ABBREVIATION_RE.search(text, max(0, match.start() - 8), match.start())
+    if found is None:
+        return False
+    word = found.group(1)
+    if len(word) == 1 and word.isupper():  # an initial after a name: "George W. Bush"
+        return bool(INITIAL_RE.search(text, max(0, match.start() - 40), match.start()))
+    return word.lower() in ABBREVIATIONS
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of `text`, whitespace trimmed."""
     spans, start = [], 0
     for match in SENTENCE_END_RE.finditer(text):
+        if "\n" not in match.group() and _after_abbreviation(text, match):
+            continue
         spans.append((start, match.start()))
         start = match.end()
     spans.append((start, len(text)))
@@ -263,3 +285,18 @@ def coverage(query_tokens: set[str], text_tokens: set[str]) -> float:
     if not query_tokens:
         return 0.0
     return len(query_tokens & text_tokens) / len(query_tokens)
+
+
+def sentence_match(
+    query_tokens: set[str], sentence: str, heading: str, wants_quantity: bool = False
+) -> float:
+    """How well a sentence matches a question's content words: its own coverage, the coverage with
+    its heading, and a bonus for a figure when the question asks for a quantity. Shared by the
+    evidence stage (span choice) and the answerability judge (candidate sentences)."""
+    sentence_tokens = set(content_tokens(sentence))
+    own = coverage(query_tokens, sentence_tokens)
+    if own == 0:
+        return 0.0
+    context = coverage(query_tokens, sentence_tokens | set(content_tokens(heading)))
+    has_figure = any(ch.isdigit() for ch in sentence)
+    return 0.6 * own + 0.4 * context + (0.15 if wants_quantity and has_figure else 0.0)

@@ -6,7 +6,15 @@ that does not state the asked-for fact. Two judges read the question and the pas
 - `fast`: a pair model by path (an ONNX cross-encoder, `onnx_pairs`, or any `PairScorer`); each
   sentence of the passage (with its title and previous sentence) is scored, the passage gets the
   best sentence's probability `sigmoid(scale * score + shift)`;
-- `strict`: the packaged GGUF (or any chat backend) as a yes/no judge, P(yes) from the logits.
+- `strict`: the packaged GGUF (or any chat backend) reads the best-matching sentences of the top
+  passages, numbered, and picks the one that states the answer, or 0 for none: one forward pass
+  per question, P(each choice) from the next-token logits. 1 - P(0), Platt-scaled, is the
+  probability that the evidence answers; the answering sentence is the one the judge and the
+  sentence's word match agree on best (the 1.5B judge alone picks a wrong neighbour too often).
+  `strict_mode: passage` keeps the older per-passage yes/no judge.
+
+Every judge returns a `Judgement`: one probability per passage and, when it found one, the
+sentence (passage, start, end) judged to state the answer, which the evidence stage puts first.
 
 A judge that cannot answer (model missing or corrupt, server down) raises `AnswerabilityError`:
 the caller reports a technical error, never a "no" and never a "yes".
@@ -15,6 +23,7 @@ the caller reports a technical error, never a "no" and never a "yes".
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,6 +36,14 @@ STRICT_SYSTEM = (
     "You check whether a passage answers a question. Answer yes only if the passage itself "
     "states the answer to this exact question; a passage on the same topic that does not state "
     "it, or states it for something else, gets no. Answer with one word: yes or no."
+)
+
+
+CHOICE_SYSTEM = (
+    "You are a careful reader. Given numbered sentences and a question, reply with the number of "
+    "the sentence that states the answer to this exact question. If no sentence states it (a "
+    "sentence on the same topic that does not give the asked-for fact, or gives it for something "
+    "else, does not count), reply 0. Reply with one digit."
 )
 
 
@@ -44,18 +61,35 @@ class AnswerabilitySettings(BaseModel):
     model_sha256: str | None = Field(None, description="fast: expected sha256 of model.onnx")
     scale: float = 1.0
     shift: float = 0.0
-    top_k: int = Field(2, ge=1, description="top-ranked chunks judged per question")
+    top_k: int = Field(3, ge=1, description="top-ranked chunks judged per question")
+    strict_mode: Literal["choice", "passage"] = "choice"
+    # strict choice: the sentences of the top chunks that match the question best, at most 9
+    # (one digit each); the answer is argmax log P(choice) + weight * word match.
+    choice_sentences: int = Field(6, ge=1, le=9)
+    choice_match_weight: float = Field(4.0, ge=0)
     max_passage_chars: int = Field(1500, ge=100, description="strict: passage text sent")
     # The judge's cost grows with the prompt (~2.9 s for a 1,500-character chunk on 2 cores): the
     # sentences sharing most words with the question, in their order, keep it short. 0 = whole.
     passage_sentences: int = Field(3, ge=0, description="strict: sentences sent per passage")
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """P(answers this exact question) per passage, and the sentence judged to state the answer:
+    (passage index, start, end) in that passage's text, or None."""
+
+    probabilities: list[float]
+    answer: tuple[int, int, int] | None = None
+
+
 class AnswerabilityJudge(Protocol):
     model_id: str
 
-    def probabilities(self, question: str, passages: list[tuple[str, str]]) -> list[float]:
-        """One probability per (title, text) passage; raises AnswerabilityError."""
+    def judge(
+        self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
+    ) -> Judgement:
+        """Judge the (title, text) passages, given the ranker's confidence in each (`priors`);
+        raises AnswerabilityError."""
         ...
 
 
@@ -72,22 +106,30 @@ class PairAnswerability:
         self.model_id = f"fast:{scorer.model_id}"
 
     def probabilities(self, question: str, passages: list[tuple[str, str]]) -> list[float]:
+        return self.judge(question, passages).probabilities
+
+    def judge(
+        self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
+    ) -> Judgement:
         from stages.models.onnx_pairs import sentence_passages
 
         pairs, owners = [], []
         for index, (title, text) in enumerate(passages):
-            for _, _, passage in sentence_passages(title, text) or [(0, 0, text)]:
+            for start, end, passage in sentence_passages(title, text) or [(0, len(text), text)]:
                 pairs.append((question, passage))
-                owners.append(index)
+                owners.append((index, start, end))
         try:
             scores = self.scorer.score(pairs) if pairs else []
         except Exception as exc:  # a model that cannot load or run is a technical error
             raise AnswerabilityError(f"{type(exc).__name__}: {exc}") from exc
         best = [0.0] * len(passages)
+        answer, top = None, -1.0
         for owner, score in zip(owners, scores, strict=True):
             probability = _sigmoid(self.settings.scale * float(score) + self.settings.shift)
-            best[owner] = max(best[owner], probability)
-        return best
+            best[owner[0]] = max(best[owner[0]], probability)
+            if probability > top:
+                answer, top = owner, probability
+        return Judgement(best, answer)
 
 
 def focused_passage(question: str, text: str, sentences: int) -> str:
@@ -128,12 +170,100 @@ class YesNoAnswerability:
             results.append(self._calibrated(p_yes))
         return results
 
+    def judge(
+        self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
+    ) -> Judgement:
+        return Judgement(self.probabilities(question, passages))
+
     def _calibrated(self, p_yes: float) -> float:
-        if self.settings.scale == 1.0 and self.settings.shift == 0.0:
-            return p_yes
-        p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)
-        logit = math.log(p_yes / (1 - p_yes))
-        return _sigmoid(self.settings.scale * logit + self.settings.shift)
+        return platt(p_yes, self.settings)
+
+
+def platt(probability: float, settings: AnswerabilitySettings) -> float:
+    """sigmoid(scale * logit(p) + shift); the identity at scale 1, shift 0."""
+    if settings.scale == 1.0 and settings.shift == 0.0:
+        return probability
+    probability = min(max(probability, 1e-6), 1 - 1e-6)
+    logit = math.log(probability / (1 - probability))
+    return _sigmoid(settings.scale * logit + settings.shift)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    passage: int
+    start: int
+    end: int
+    match: float
+
+
+def choice_candidates(
+    question: str, passages: list[tuple[str, str]], priors: list[float], limit: int
+) -> list[Candidate]:
+    """The `limit` sentences of the passages that match the question best (word match weighted
+    by the passage's rank confidence, as the evidence stage weighs spans), in reading order."""
+    from stages.common.text import content_tokens, sentence_match, sentence_spans
+
+    wanted = set(content_tokens(question))
+    found = []
+    for index, ((title, text), prior) in enumerate(zip(passages, priors, strict=True)):
+        for start, end in sentence_spans(text):
+            match = sentence_match(wanted, text[start:end], title) * (0.5 + 0.5 * prior)
+            found.append(Candidate(index, start, end, match))
+    best = sorted(found, key=lambda c: (-c.match, c.passage, c.start))[:limit]
+    return sorted(best, key=lambda c: (c.passage, c.start))
+
+
+def choice_prompt(
+    question: str, passages: list[tuple[str, str]], candidates: list[Candidate]
+) -> str:
+    lines, last = [], None
+    for number, candidate in enumerate(candidates, 1):
+        title, text = passages[candidate.passage]
+        if candidate.passage != last:
+            lines.append(f"({title})")
+            last = candidate.passage
+        lines.append(f"[{number}] {text[candidate.start : candidate.end]}")
+    return (
+        "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\n"
+        "Which sentence states the answer? Reply with its number, or 0 if none does."
+    )
+
+
+class ChoiceAnswerability:
+    """One multiple choice per question: which of the best-matching sentences states the answer."""
+
+    def __init__(self, model, settings: AnswerabilitySettings) -> None:
+        self.model = model
+        self.settings = settings
+        self.model_id = f"strict-choice:{model.model_id}"
+
+    def judge(
+        self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
+    ) -> Judgement:
+        priors = priors if priors is not None else [1.0] * len(passages)
+        limit = self.settings.choice_sentences
+        candidates = choice_candidates(question, passages, priors, limit)
+        if not candidates:
+            return Judgement([0.0] * len(passages))
+        user = choice_prompt(question, passages, candidates)
+        try:
+            chances = self.model.p_choices(CHOICE_SYSTEM, user, len(candidates))
+        except JudgeError as exc:
+            raise AnswerabilityError(str(exc)) from exc
+        answerable = platt(1.0 - chances[0], self.settings)
+        weight = self.settings.choice_match_weight
+        chosen = max(
+            range(len(candidates)),
+            key=lambda i: math.log(chances[i + 1] + 1e-4) + weight * candidates[i].match,
+        )
+        answer = candidates[chosen]
+        # a passage the judge did not choose: its own sentences' share of the choice
+        share = [0.0] * len(passages)
+        for candidate, chance in zip(candidates, chances[1:], strict=True):
+            share[candidate.passage] += chance
+        probabilities = [platt(min(p, 1.0), self.settings) if p else 0.0 for p in share]
+        probabilities[answer.passage] = answerable
+        return Judgement(probabilities, (answer.passage, answer.start, answer.end))
 
 
 def answerability_judge(
@@ -145,7 +275,9 @@ def answerability_judge(
     if settings.kind == "strict":
         from stages.models.yesno import yes_no_model
 
-        return YesNoAnswerability(yes_no_model(llm), settings)
+        if settings.strict_mode == "passage":
+            return YesNoAnswerability(yes_no_model(llm), settings)
+        return ChoiceAnswerability(yes_no_model(llm), settings)
     if not settings.model_path:
         raise AnswerabilityError("answerability kind 'fast' needs model_path (a pair model)")
     from stages.models import onnx_pairs

@@ -30,6 +30,10 @@ class YesNoModel(Protocol):
 
     def p_yes(self, system: str, user: str) -> float: ...
 
+    def p_choices(self, system: str, user: str, count: int) -> list[float]:
+        """P(reply is "0"), P("1") … P(str(count)): a multiple choice in one forward pass."""
+        ...
+
 
 def chatml(system: str, user: str) -> str:
     """Qwen2.5's chat template, ending where the assistant's first token goes."""
@@ -85,6 +89,13 @@ class LlamaYesNo:
         return self._server
 
     def p_yes(self, system: str, user: str) -> float:
+        return p_yes_from_top_logprobs(self._next_token(system, user))
+
+    def p_choices(self, system: str, user: str, count: int) -> list[float]:
+        return p_choices_from_top_logprobs(self._next_token(system, user), count)
+
+    def _next_token(self, system: str, user: str) -> list[dict[str, Any]]:
+        """The `TOP_TOKENS` most likely next tokens after the prompt, with log-probabilities."""
         server = self._ready()
         request = {
             "prompt": chatml(system, user),  # special tokens (<|im_start|>…) are parsed
@@ -95,12 +106,11 @@ class LlamaYesNo:
         }
         try:
             body = server_reply(server.handle_completions(request), "evaluation")
-            top = body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+            return body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
         except LLMError as exc:
             raise JudgeError(_context_message(str(exc), self.settings.n_ctx)) from exc
         except (ValueError, RuntimeError, KeyError, IndexError, TypeError) as exc:
             raise JudgeError(f"llama.cpp evaluation failed: {exc}") from exc
-        return p_yes_from_top_logprobs(top)
 
 
 def _context_message(message: str, n_ctx: int) -> str:
@@ -121,6 +131,22 @@ def p_yes_from_top_logprobs(top: list[dict[str, Any]]) -> float:
     if not yes:
         return 0.0
     return 1.0 / (1.0 + math.exp(_logsumexp(no) - _logsumexp(yes)))
+
+
+def p_choices_from_top_logprobs(top: list[dict[str, Any]], count: int) -> list[float]:
+    """P(0), P(1) … P(count) over llama.cpp's `top_logprobs`: the mass of each digit answer,
+    normalised over the digits (0 is "none of them"). Qwen2.5 spells each digit as one token."""
+    if not 0 < count <= 9:
+        raise ValueError(f"between 1 and 9 choices, not {count}")
+    mass = [0.0] * (count + 1)
+    for token in top:
+        word = str(token.get("token", "")).strip()
+        if len(word) == 1 and word.isdigit() and int(word) <= count:
+            mass[int(word)] += math.exp(float(token["logprob"]))
+    total = sum(mass)
+    if total <= 0:
+        raise JudgeError(f"no choice 0-{count} among the {len(top)} most likely next tokens")
+    return [m / total for m in mass]
 
 
 def _logsumexp(values: list[float]) -> float:
@@ -153,6 +179,35 @@ class ChatYesNo:
         except LLMError as exc:
             raise JudgeError(str(exc)) from exc
         return parse_verdict(text)
+
+    def p_choices(self, system: str, user: str, count: int) -> list[float]:
+        schema = {
+            "type": "object",
+            "properties": {"choice": {"type": "integer", "minimum": 0, "maximum": count}},
+            "required": ["choice"],
+            "additionalProperties": False,
+        }
+        messages = [
+            {"role": "system", "content": system + ' Reply as JSON {"choice": <number>}.'},
+            {"role": "user", "content": user},
+        ]
+        try:
+            text = self._client.get().complete(messages, schema).text
+        except LLMError as exc:
+            raise JudgeError(str(exc)) from exc
+        return parse_choice(text, count)
+
+
+def parse_choice(text: str, count: int) -> list[float]:
+    """A server's choice as probabilities: 1.0 on the chosen number; anything else a JudgeError."""
+    try:
+        choice = int(json.loads(text).get("choice"))
+    except (ValueError, TypeError, AttributeError):
+        match = re.match(r"\s*(\d)", text)
+        choice = int(match.group(1)) if match else -1
+    if not 0 <= choice <= count:
+        raise JudgeError(f"judge reply is not a choice 0-{count}: {text[:80]!r}")
+    return [1.0 if i == choice else 0.0 for i in range(count + 1)]
 
 
 def parse_verdict(text: str) -> float:
