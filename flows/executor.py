@@ -31,6 +31,7 @@ from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
 from stages import contracts
 from stages.common import parts_cache
+from stages.common.stat_cache import StatCache
 from stages.ingestion import snapshot_corpus
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
 
@@ -495,13 +496,29 @@ def _revise(
 
 
 def corpus_snapshot(config: PipelineConfig, corpus: Path | None = None) -> pa.Table:
-    """The corpus snapshot under the ingestion config's file budget and symlink policy."""
+    """The corpus snapshot under the ingestion config's file budget and symlink policy; files
+    unchanged since the last snapshot (by their stat) are not read again."""
     settings = config.stage_config("ingestion")
+    root = Path(corpus or config.corpus)
     return snapshot_corpus(
-        corpus or config.corpus,
+        root,
         settings.max_file_bytes,
         follow_symlinks_outside_root=settings.follow_symlinks_outside_root,
+        stat_cache=corpus_stat_cache(config, root),
     )
+
+
+STAT_CACHE_FOLDER = "corpus.stat"
+
+
+def corpus_stat_cache(config: PipelineConfig, root: Path) -> StatCache | None:
+    """The stat cache of this corpus folder beside the store's caches (one small JSON file per
+    folder); None when the config asks to hash every file on every run."""
+    if config.always_hash_corpus:
+        return None
+    name = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:32]
+    folder = config.artifact_store().local_state_dir() / STAT_CACHE_FOLDER
+    return StatCache(folder / f"{name}.json")
 
 
 def shared_stages() -> list[str]:

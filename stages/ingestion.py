@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from stages import contracts
 from stages.common import parts_cache, progress
 from stages.common.offline import patch_unstructured_spacy
+from stages.common.stat_cache import StatCache
 from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
 from stages.formats.anchors import anchor_spans, spans_within
@@ -190,17 +191,22 @@ def snapshot_corpus(
     max_file_bytes: int = Config().max_file_bytes,
     *,
     follow_symlinks_outside_root: bool = False,
+    stat_cache: StatCache | None = None,
 ) -> pa.Table:
     """Read every file under `root` into a `corpus_files` table.
 
     Too-large files come without bytes; symlinks that leave `root` (unless allowed), symlink
     loops, hidden and special files come as skipped rows, so every entry is accounted for.
+    With a `stat_cache` (stages/common/stat_cache.py), a file whose stat is unchanged since the
+    last snapshot is not read again: its recorded sha256 is used.
     """
     root = Path(root)
     if not root.is_dir():
         return contracts.from_rows([], "corpus_files")
     entries = _walk(root, follow_symlinks_outside_root)
-    rows = [_snapshot_row(entry, max_file_bytes) for entry in entries]
+    hashes = stat_cache or StatCache()
+    rows = [_snapshot_row(entry, max_file_bytes, hashes) for entry in entries]
+    hashes.save()
     names = {PurePosixPath(e.relative).name for e in entries if e.skipped is None}
     if not names & set(CATALOG_NAMES):
         rows.append(_file_dates_row(entries))
@@ -314,19 +320,24 @@ def _os_message(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-def _snapshot_row(entry: _Entry, max_file_bytes: int) -> dict:
-    """Path, size and sha256 of one entry; the bytes are hashed in blocks, never kept."""
+def _snapshot_row(entry: _Entry, max_file_bytes: int, hashes: StatCache) -> dict:
+    """Path, size and sha256 of one entry; the bytes are hashed in blocks, never kept, and not
+    read at all when `hashes` knows the file unchanged."""
     if entry.skipped is not None:
         severity, kind, message = entry.skipped
         marker = f"{SKIPPED_PREFIX}{severity}:{kind}:{message}"
         return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
+    location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
     try:
-        size = entry.path.stat().st_size
-        digest = _file_sha256(entry.path) if size <= max_file_bytes else f"size:{size}"
+        stat = entry.path.stat()
+        size = stat.st_size
+        if size <= max_file_bytes:
+            digest = hashes.sha256(os.fsdecode(location), stat, lambda: _file_sha256(entry.path))
+        else:
+            digest = f"size:{size}"
     except OSError as exc:
         marker = f"{SKIPPED_PREFIX}error:unreadable:{_os_message(exc)}"
         return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
-    location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
     return {"path": entry.relative, "size_bytes": size, "sha256": digest, "location": location}
 
 
