@@ -33,6 +33,9 @@ class TaskRunnerConfig(BaseModel):
     n_workers: int = Field(2, ge=1)
     threads_per_worker: int = Field(1, ge=1)
     max_workers: int | None = Field(None, ge=1)  # thread pool size; null = Prefect's default
+    # On Dask, ingestion's documents and indexing's chunk vectors are computed in mapped
+    # partitions of about this many items before the stage assembles its artifact.
+    partition_size: int = Field(256, ge=1)
 
 
 class PipelineConfig(BaseModel):

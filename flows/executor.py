@@ -128,6 +128,7 @@ def store_source(store: ArtifactStore, name: str, table: pa.Table, contract: str
 # ---------------------------------------------------------------- stages
 
 DEFAULT_BATCH_SIZE = 64
+DEFAULT_PARTITION_SIZE = 256  # documents or chunks per partition of a whole stage
 BATCH_SUFFIX = ".batches"  # per-question stages keep their question batches under <stage>.batches
 
 
@@ -393,11 +394,13 @@ def execute_stage(
     batch_size: int = DEFAULT_BATCH_SIZE,
     plan: QuestionPlan | None = None,
     run_batches: BatchRunner = run_batches_inline,
+    parts_filled: dict[str, int] | None = None,
 ) -> StageResult:
     """Run one stage unless its artifact already exists (flows/pipeline.py wraps it in a task).
 
     A per-question stage computes only the questions no earlier batch holds, then assembles its
-    artifact (same key as a whole-stage run) from cached and new rows."""
+    artifact (same key as a whole-stage run) from cached and new rows. `parts_filled` counts the
+    parts partitions computed before (`fill_partition`), for the manifest."""
     wiring = wiring or WIRING[name]
     started = time.perf_counter()
     key = stage_key(name, config, refs, wiring)
@@ -417,7 +420,10 @@ def execute_stage(
         with parts_cache.session(store) as parts:
             outputs = STAGES[name].run(_load_inputs(store, name, refs, wiring), config)
         if parts.used:
-            extra = {"batch_keys": parts.pack_keys(), "parts_computed": parts.computed()}
+            counts = parts.computed()
+            for namespace, count in (parts_filled or {}).items():
+                counts[namespace] = counts.get(namespace, 0) + count
+            extra = {"batch_keys": parts.pack_keys(), "parts_computed": counts}
     ref = store.write(
         name,
         key,
@@ -432,6 +438,47 @@ def execute_stage(
     result = StageResult(name, ref, time.perf_counter() - started, _row_counts(store, ref))
     result.questions_computed = computed
     return result
+
+
+# ---------------------------------------------------------------- partitions of whole stages
+
+
+def stage_partitions(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str] | None = None,
+    size: int = DEFAULT_PARTITION_SIZE,
+) -> list[Any]:
+    """The parts a whole stage (ingestion: documents, indexing: chunk vectors) would compute,
+    split into partitions of about `size` items, for a task runner to spread over workers; []
+    when the stage has no partitions, its artifact exists, or every part is cached."""
+    wiring = wiring or WIRING[name]
+    module = STAGES[name]
+    if not hasattr(module, "partitions") or store.lookup(
+        name, stage_key(name, config, refs, wiring)
+    ):
+        return []
+    with parts_cache.session(store):
+        return module.partitions(_load_inputs(store, name, refs, wiring), config, size)
+
+
+def fill_partition(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str] | None,
+    partition: Any,
+) -> dict[str, Any]:
+    """Compute one partition's parts into the store's parts cache (the stage's own pure
+    `fill_partition`). The stage then assembles its artifact from the warm cache exactly as in
+    one process, so the artifact is the same however the parts were spread."""
+    wiring = wiring or WIRING[name]
+    with parts_cache.session(store) as parts:
+        STAGES[name].fill_partition(_load_inputs(store, name, refs, wiring), config, partition)
+    return {"parts_computed": parts.computed(), "host": socket.gethostname(), "pid": os.getpid()}
 
 
 def _lineage(store: ArtifactStore, refs: dict[str, ArtifactRef]) -> dict[str, str]:

@@ -1071,36 +1071,54 @@ PARTS_NAMESPACE = "ingestion.parts"
 PARTS_PER_PACK = 256
 
 
-def _ingest(table: pa.Table, config: Config) -> _Outcome:
+@dataclass
+class _Job:
+    """A document to ingest: its part key and the metadata it is ingested with."""
+
+    path: str
+    key: str
+    size: int
+    meta: DocumentMeta
+    default_warnings: list[tuple[str, str]]
+
+
+@dataclass
+class _Plan:
+    reader: _CorpusReader
+    paths: list[str]  # every entry of the snapshot, in order
+    items: list[_Job | dict]  # in snapshot order: a document to ingest, or an error row
+    missing_files: list[dict]  # error rows of catalog entries without a file
+
+
+def _plan(table: pa.Table, config: Config) -> _Plan:
+    """What ingesting the snapshot involves before any document is parsed: the metadata of
+    every document and its part key, and the rows of entries that are errors already."""
     reader = _CorpusReader(table)
     paths = table.column("path").to_pylist()
     sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
     markers = reader.hashes
-    errors: list[dict] = []
+    items: list[_Job | dict] = []
     for path, marker in markers.items():
         if marker.startswith(SKIPPED_PREFIX):
             severity, kind, message = marker.removeprefix(SKIPPED_PREFIX).split(":", 2)
-            errors.append(_error(path, kind, message, severity))
+            items.append(_error(path, kind, message, severity))
     listed = [p for p in paths if p not in _skipped_paths(markers)]
+    errors: list[dict] = []
     files = _metadata_contents(reader, listed, errors)
     dates = _file_dates(files)
     metadata = _collect_metadata(files, errors)
+    items.extend(errors)
     has_catalog = any(PurePosixPath(p).name in CATALOG_NAMES for p in files)
     default_ids = default_doc_ids([p for p in files if _is_document_candidate(p)])
-    cache = parts_cache.open_cache(PARTS_NAMESPACE)
     identity = _parser_identity(config)
-    encodings: dict[str, str | None] = {}
-    keys: list[str] = []  # the parts of the ingested documents, in snapshot order
-    pending: dict[str, parts_cache.Part] = {}  # parsed in this run, not yet written
-    seen_ids: set[str] = set()
-    for path in progress.track(list(files), "parsing documents"):
+    for path in files:
         if not _is_document_candidate(path):
             if not _is_metadata_file(path):
-                errors.append(_error(path, "skipped", _SKIPPED_NAME_REASON, "warning"))
+                items.append(_error(path, "skipped", _SKIPPED_NAME_REASON, "warning"))
             continue
         if not path.lower().endswith(DOCUMENT_SUFFIXES):
             suffix = PurePosixPath(path).suffix or "no suffix"
-            errors.append(_error(path, "unsupported_type", f"no parser for {suffix}"))
+            items.append(_error(path, "unsupported_type", f"no parser for {suffix}"))
             continue
         if path in metadata and metadata[path] is None:
             continue  # invalid metadata was already recorded; without it permissions are unknown
@@ -1111,9 +1129,6 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             default_warnings = [("missing_metadata", _defaults_message(meta, has_catalog))]
         else:
             default_warnings = []
-        if meta.doc_id in seen_ids:
-            errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
-            continue
         key = parts_cache.part_key(
             **identity,
             reader=_reader_identity(path),
@@ -1122,13 +1137,38 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             size=sizes[path],
             meta=meta.model_dump(mode="json"),
         )
+        items.append(_Job(path, key, sizes[path], meta, default_warnings))
+    missing_files = [
+        _error(doc_path, "missing_file", "listed in the catalog but not found")
+        for doc_path in sorted(set(metadata) - set(files))
+    ]
+    return _Plan(reader, paths, items, missing_files)
+
+
+def _ingest(table: pa.Table, config: Config) -> _Outcome:
+    plan = _plan(table, config)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    errors: list[dict] = []
+    encodings: dict[str, str | None] = {}
+    keys: list[str] = []  # the parts of the ingested documents, in snapshot order
+    pending: dict[str, parts_cache.Part] = {}  # parsed in this run, not yet written
+    seen_ids: set[str] = set()
+    for item in progress.track(plan.items, "parsing documents"):
+        if isinstance(item, dict):
+            errors.append(item)
+            continue
+        path, key = item.path, item.key
+        if item.meta.doc_id in seen_ids:
+            message = f"doc_id {item.meta.doc_id!r} already used"
+            errors.append(_error(path, "duplicate_doc_id", message))
+            continue
         if key in pending:
             info = pending[key].info
         elif key in cache:
             info = cache.info(key)
         else:
             try:
-                part = _document_part(path, reader, sizes[path], meta, config)
+                part = _document_part(path, plan.reader, item.size, item.meta, config)
             except IngestError as exc:  # unreadable now: an error row, nothing to cache
                 errors.append(_error(path, exc.kind, str(exc)))
                 continue
@@ -1140,21 +1180,56 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             kind, message = info["error"]
             errors.append(_error(path, kind, message))
             continue
-        warnings = default_warnings + [tuple(w) for w in info.get("warnings", [])]
+        warnings = item.default_warnings + [tuple(w) for w in info.get("warnings", [])]
         errors.extend(_error(path, kind, message, "warning") for kind, message in warnings)
-        seen_ids.add(meta.doc_id)
+        seen_ids.add(item.meta.doc_id)
         encodings[path] = info.get("encoding")
         keys.append(key)
     cache.put(pending)
-    for doc_path in sorted(set(metadata) - set(files)):
-        errors.append(_error(doc_path, "missing_file", "listed in the catalog but not found"))
+    errors.extend(plan.missing_files)
     # One time for the whole run, set on assembly: cached parts carry none of their own.
     indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
     documents = cache.gather("documents", keys, contracts.empty("documents"))
     chunks = cache.gather("chunks", keys, contracts.empty("chunks"))
     return _Outcome(
-        _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, paths
+        _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, plan.paths
     )
+
+
+# ---------------------------------------------------------------- scale-out partitions
+
+
+def partitions(inputs: dict[str, Any], config: Config, size: int) -> list[list[str]]:
+    """The documents whose parts the cache lacks, in partitions of at most `size` paths: the
+    work a scaled-out run spreads over workers (`fill_partition`) before `run` assembles the
+    artifact from the then warm cache, exactly as in one process."""
+    plan = _plan(inputs["corpus_files"], config)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    jobs = [item for item in plan.items if isinstance(item, _Job) and item.key not in cache]
+    paths = list(dict.fromkeys(job.path for job in jobs))
+    return [paths[i : i + size] for i in range(0, len(paths), max(size, 1))]
+
+
+def fill_partition(inputs: dict[str, Any], config: Config, partition: list[str]) -> None:
+    """Parse the documents of one partition into the parts cache. A file unreadable now is left
+    out: `run` meets it again and reports it, as in one process."""
+    plan = _plan(inputs["corpus_files"], config)
+    wanted = set(partition)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    pending: dict[str, parts_cache.Part] = {}
+    for job in plan.items:
+        if not isinstance(job, _Job) or job.path not in wanted:
+            continue
+        if job.key in cache or job.key in pending:
+            continue
+        try:
+            pending[job.key] = _document_part(job.path, plan.reader, job.size, job.meta, config)
+        except IngestError:
+            continue
+        if len(pending) >= PARTS_PER_PACK:
+            cache.put(pending)
+            pending = {}
+    cache.put(pending)
 
 
 def _skipped_paths(markers: dict[str, str]) -> set[str]:

@@ -13,12 +13,12 @@ import pyarrow as pa
 import pytest
 
 from flows.executor import corpus_snapshot as executor_snapshot
-from flows.executor import execute_stage, store_source
+from flows.executor import execute_stage, fill_partition, stage_partitions, store_source
 from stages import contracts, indexing, ingestion, retrieval
 from stages.common import parts_cache
 from stages.models import embeddings
 from stages.store import ArtifactStore
-from tests.conftest import eligibility_table
+from tests.conftest import artifact_digests, eligibility_table
 
 TOPICS = {
     "alpha.md": ("Alpha glaciers", "Glaciers retreat when summer melt exceeds winter snowfall."),
@@ -324,3 +324,43 @@ def test_a_damaged_stat_cache_means_hashing_again(tmp_path, corpus, hashed):
     cache_file.write_text('{"version": 1, "files": {"x": "not an entry"')
     _snapshot(corpus, cache_file)
     assert hashed() == sorted([*TOPICS] * 2)
+
+
+# ---------------------------------------------------------------- partitions (scale-out)
+
+
+def test_partitions_filled_one_by_one_give_the_artifacts_of_one_run(
+    tmp_path, corpus, counted, monkeypatch
+):
+    """What a task runner spreads over workers: the stage's missing parts in partitions, each
+    filled on its own and in any order; the stage then assembles the very same artifacts."""
+    monkeypatch.setattr(indexing, "EMBED_PACK", 3)  # several packs of vectors
+    whole_store = ArtifactStore(tmp_path / "whole")
+    whole = _build(whole_store, corpus)
+    counted()
+
+    store = ArtifactStore(tmp_path / "parts")
+    source = store_source(store, "corpus", ingestion.snapshot_corpus(corpus), "corpus_files")
+    refs, configs = {"corpus": source.ref}, {"ingestion": ingestion.Config()}
+    configs["indexing"] = indexing.Config()
+    built = {}
+    for name in ("ingestion", "indexing"):
+        partitions = stage_partitions(store, name, configs[name], refs, size=3)
+        assert len(partitions) >= 2, name
+        filled: dict[str, int] = {}
+        for partition in reversed(partitions):
+            counts = fill_partition(store, name, configs[name], refs, None, partition)
+            assert counts["pid"] == os.getpid()
+            for namespace, count in counts["parts_computed"].items():
+                filled[namespace] = filled.get(namespace, 0) + count
+        assert stage_partitions(store, name, configs[name], refs, size=3) == []  # all cached
+        done = counted()
+        result = execute_stage(store, name, configs[name], refs, parts_filled=filled)
+        assert counted() == {"parsed": [], "embedded": []}  # assembled from the parts alone
+        refs[name] = built[name] = result.ref
+        assert store.manifest(result.ref)["parts_computed"] == filled
+        assert done["parsed" if name == "ingestion" else "embedded"]
+    assert filled == {indexing.EMBEDDINGS_NAMESPACE: len(done["embedded"])}
+    assert {s: r.key for s, r in built.items()} == {s: r.key for s, r in whole.items()}
+    assert artifact_digests(store, built) == artifact_digests(whole_store, whole)
+    assert stage_partitions(store, "indexing", configs["indexing"], refs) == []  # stored
