@@ -158,7 +158,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
     index = build_faiss(vectors, vectors.shape[1], config)
     info = {
         "embedding_model": config.embedding_model,
-        "embedding_model_version": files.model_version(config.embedding_model),
+        "embedding_model_version": embeddings.model_version(config.embedding_model),
         "dimension": int(vectors.shape[1]),
         "n_chunks": len(texts),
         "faiss_index": type(index).__name__,
@@ -179,12 +179,13 @@ EMBED_PACK = 256  # chunks embedded, then written, together
 
 
 def model_identity(spec: str) -> str:
-    """The embedding model's version, and for a model folder the sha256 of its weight files
-    (hashed once, then read from their `.sha256` sidecars)."""
-    version = files.model_version(spec)
-    if spec.startswith("package:"):
+    """The embedding model's version and runtime (an ONNX file's sha256), and for a model folder
+    the sha256 of its weight files (hashed once, then read from their `.sha256` sidecars)."""
+    version = embeddings.model_version(spec)
+    _, model = embeddings.split_runtime(spec)
+    if model.startswith("package:"):
         return version
-    folder = files.resolve_model_path(spec)
+    folder = files.resolve_model_path(model)
     weights = sorted(
         p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin", ".onnx", ".pt")
     )
