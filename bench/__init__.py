@@ -21,4 +21,5 @@ BENCHES = {
     "ocr": "bench.ocr",
     "tables": "bench.tables",
     "scale": "bench.scale",
+    "embeddings": "bench.embeddings",
 }

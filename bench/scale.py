@@ -70,6 +70,7 @@ def child(corpus: str, store_path: str, out: str) -> None:
     """Snapshot + ingestion + indexing into `store_path`; timings and counts to `out`."""
     from flows.executor import execute_stage, store_source
     from stages import indexing, ingestion
+    from stages.common.stat_cache import StatCache
     from stages.common.text import tokenize
     from stages.store import ArtifactStore
 
@@ -77,7 +78,9 @@ def child(corpus: str, store_path: str, out: str) -> None:
     store = ArtifactStore(store_path)
     seconds: dict[str, float] = {}
     with common.timed(seconds, "snapshot"):
-        snapshot = ingestion.snapshot_corpus(corpus)
+        # as the pipeline does (flows.executor.corpus_snapshot): unchanged files are not re-read
+        stat_cache = StatCache(Path(store_path) / "corpus.stat" / "bench.json")
+        snapshot = ingestion.snapshot_corpus(corpus, stat_cache=stat_cache)
         source = store_source(store, "corpus", snapshot, "corpus_files")
     ingested = execute_stage(store, "ingestion", ingestion.Config(), {"corpus": source.ref})
     seconds["ingestion"] = round(ingested.seconds, 3)
@@ -106,6 +109,7 @@ def child(corpus: str, store_path: str, out: str) -> None:
         "in_process_s": round(total, 3),
         "documents": store.manifest(ingested.ref)["tables"]["documents"]["rows"],
         "chunks": chunks.num_rows,
+        "hashed": stat_cache.hashed,
         "parsed": computed.get("ingestion.parts", 0),
         "embedded": computed.get("indexing.embeddings", 0),
         "refs": {"ingestion": ingested.ref.path, "indexing": indexed.ref.path},

@@ -111,10 +111,11 @@ def format_value(value: Any) -> str:
 
 
 def model_identity(config) -> dict[str, str]:
-    from stages.models.files import model_version, resolve_model_path
+    from stages.models.embeddings import model_version, split_runtime
+    from stages.models.files import resolve_model_path
 
     spec = config.stage_config("indexing").embedding_model
-    path = resolve_model_path(spec)
+    path = resolve_model_path(split_runtime(spec)[1])
     digest = hashlib.sha256()
     for file in sorted(p for p in Path(path).rglob("*") if p.is_file()):
         if "__pycache__" in file.parts:

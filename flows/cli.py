@@ -265,6 +265,7 @@ def ingest(
     stages.ingestion (default_trust_tier, default_permission_set), the title from the
     document and the date from the file. Exits 1 when no file is usable.
     """
+    from flows.executor import corpus_snapshot
     from stages import ingestion
     from stages.source_selection import accepting_query_types
 
@@ -274,11 +275,14 @@ def ingest(
         console.print(f"[red]not a folder:[/red] {root}")
         raise typer.Exit(2)
     ingest_config = settings.stage_config("ingestion")
-    snapshot = ingestion.snapshot_corpus(
-        root,
-        ingest_config.max_file_bytes,
-        follow_symlinks_outside_root=ingest_config.follow_symlinks_outside_root,
-    )
+    if check:  # writes nothing, not even the stat cache
+        snapshot = ingestion.snapshot_corpus(
+            root,
+            ingest_config.max_file_bytes,
+            follow_symlinks_outside_root=ingest_config.follow_symlinks_outside_root,
+        )
+    else:  # the run's own snapshot below then reuses these hashes
+        snapshot = corpus_snapshot(settings, root)
     if check:
         rows = ingestion.check(snapshot, ingest_config)
     else:

@@ -33,6 +33,9 @@ class TaskRunnerConfig(BaseModel):
     n_workers: int = Field(2, ge=1)
     threads_per_worker: int = Field(1, ge=1)
     max_workers: int | None = Field(None, ge=1)  # thread pool size; null = Prefect's default
+    # On Dask, ingestion's documents and indexing's chunk vectors are computed in mapped
+    # partitions of about this many items before the stage assembles its artifact.
+    partition_size: int = Field(256, ge=1)
 
 
 class PipelineConfig(BaseModel):
@@ -48,6 +51,9 @@ class PipelineConfig(BaseModel):
     batch_size: int = Field(64, ge=1)  # questions per batch in per-question stages
     backfill_workers: int = Field(2, ge=1)  # partitions a backfill answers at once
     task_runner: TaskRunnerConfig = Field(default_factory=TaskRunnerConfig)
+    # True: read and hash every corpus file on every run instead of trusting an unchanged stat
+    # (stages/common/stat_cache.py explains the residual risk this removes).
+    always_hash_corpus: bool = False
     as_of: dt.date | None = None
     default_principal: str = "employee"
     default_query_type: str = "general"
@@ -134,6 +140,7 @@ def load_config(
             batch_size=raw.get("batch_size", 64),
             backfill_workers=raw.get("backfill_workers", 2),
             task_runner=raw.get("task_runner") or {},
+            always_hash_corpus=raw.get("always_hash_corpus", False),
             as_of=as_of,
             default_principal=raw.get("default_principal", "employee"),
             default_query_type=raw.get("default_query_type", "general"),

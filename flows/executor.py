@@ -31,6 +31,7 @@ from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
 from stages import contracts
 from stages.common import parts_cache
+from stages.common.stat_cache import StatCache
 from stages.ingestion import snapshot_corpus
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
 
@@ -127,6 +128,7 @@ def store_source(store: ArtifactStore, name: str, table: pa.Table, contract: str
 # ---------------------------------------------------------------- stages
 
 DEFAULT_BATCH_SIZE = 64
+DEFAULT_PARTITION_SIZE = 256  # documents or chunks per partition of a whole stage
 BATCH_SUFFIX = ".batches"  # per-question stages keep their question batches under <stage>.batches
 
 
@@ -392,11 +394,13 @@ def execute_stage(
     batch_size: int = DEFAULT_BATCH_SIZE,
     plan: QuestionPlan | None = None,
     run_batches: BatchRunner = run_batches_inline,
+    parts_filled: dict[str, int] | None = None,
 ) -> StageResult:
     """Run one stage unless its artifact already exists (flows/pipeline.py wraps it in a task).
 
     A per-question stage computes only the questions no earlier batch holds, then assembles its
-    artifact (same key as a whole-stage run) from cached and new rows."""
+    artifact (same key as a whole-stage run) from cached and new rows. `parts_filled` counts the
+    parts partitions computed before (`fill_partition`), for the manifest."""
     wiring = wiring or WIRING[name]
     started = time.perf_counter()
     key = stage_key(name, config, refs, wiring)
@@ -416,7 +420,10 @@ def execute_stage(
         with parts_cache.session(store) as parts:
             outputs = STAGES[name].run(_load_inputs(store, name, refs, wiring), config)
         if parts.used:
-            extra = {"batch_keys": parts.pack_keys(), "parts_computed": parts.computed()}
+            counts = parts.computed()
+            for namespace, count in (parts_filled or {}).items():
+                counts[namespace] = counts.get(namespace, 0) + count
+            extra = {"batch_keys": parts.pack_keys(), "parts_computed": counts}
     ref = store.write(
         name,
         key,
@@ -431,6 +438,47 @@ def execute_stage(
     result = StageResult(name, ref, time.perf_counter() - started, _row_counts(store, ref))
     result.questions_computed = computed
     return result
+
+
+# ---------------------------------------------------------------- partitions of whole stages
+
+
+def stage_partitions(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str] | None = None,
+    size: int = DEFAULT_PARTITION_SIZE,
+) -> list[Any]:
+    """The parts a whole stage (ingestion: documents, indexing: chunk vectors) would compute,
+    split into partitions of about `size` items, for a task runner to spread over workers; []
+    when the stage has no partitions, its artifact exists, or every part is cached."""
+    wiring = wiring or WIRING[name]
+    module = STAGES[name]
+    if not hasattr(module, "partitions") or store.lookup(
+        name, stage_key(name, config, refs, wiring)
+    ):
+        return []
+    with parts_cache.session(store):
+        return module.partitions(_load_inputs(store, name, refs, wiring), config, size)
+
+
+def fill_partition(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str] | None,
+    partition: Any,
+) -> dict[str, Any]:
+    """Compute one partition's parts into the store's parts cache (the stage's own pure
+    `fill_partition`). The stage then assembles its artifact from the warm cache exactly as in
+    one process, so the artifact is the same however the parts were spread."""
+    wiring = wiring or WIRING[name]
+    with parts_cache.session(store) as parts:
+        STAGES[name].fill_partition(_load_inputs(store, name, refs, wiring), config, partition)
+    return {"parts_computed": parts.computed(), "host": socket.gethostname(), "pid": os.getpid()}
 
 
 def _lineage(store: ArtifactStore, refs: dict[str, ArtifactRef]) -> dict[str, str]:
@@ -495,13 +543,29 @@ def _revise(
 
 
 def corpus_snapshot(config: PipelineConfig, corpus: Path | None = None) -> pa.Table:
-    """The corpus snapshot under the ingestion config's file budget and symlink policy."""
+    """The corpus snapshot under the ingestion config's file budget and symlink policy; files
+    unchanged since the last snapshot (by their stat) are not read again."""
     settings = config.stage_config("ingestion")
+    root = Path(corpus or config.corpus)
     return snapshot_corpus(
-        corpus or config.corpus,
+        root,
         settings.max_file_bytes,
         follow_symlinks_outside_root=settings.follow_symlinks_outside_root,
+        stat_cache=corpus_stat_cache(config, root),
     )
+
+
+STAT_CACHE_FOLDER = "corpus.stat"
+
+
+def corpus_stat_cache(config: PipelineConfig, root: Path) -> StatCache | None:
+    """The stat cache of this corpus folder beside the store's caches (one small JSON file per
+    folder); None when the config asks to hash every file on every run."""
+    if config.always_hash_corpus:
+        return None
+    name = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:32]
+    folder = config.artifact_store().local_state_dir() / STAT_CACHE_FOLDER
+    return StatCache(folder / f"{name}.json")
 
 
 def shared_stages() -> list[str]:

@@ -7,7 +7,9 @@ Tasks receive and return `ArtifactRef`s, never DataFrames. The artifact store is
 
 from __future__ import annotations
 
+import functools
 import time
+from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -17,14 +19,17 @@ from flows.config import PipelineConfig, TaskRunnerConfig
 from flows.executor import (
     DEFAULT_BATCH_SIZE,
     QuestionPlan,
+    StageRunner,
     compute_missing,
     execute_stage,
+    fill_partition,
     is_per_question,
     plan_questions,
     questions_table,
     run_batch,
     run_stages,
     stage_key,
+    stage_partitions,
 )
 from flows.observability import publish_run_artifacts
 from flows.registry import STAGES, WIRING
@@ -41,8 +46,18 @@ def stage_task(
     wiring: dict[str, str] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     plan: QuestionPlan | None = None,
+    parts_filled: dict[str, int] | None = None,
 ) -> StageResult:
-    return execute_stage(store, name, config, refs, wiring, batch_size=batch_size, plan=plan)
+    return execute_stage(
+        store,
+        name,
+        config,
+        refs,
+        wiring,
+        batch_size=batch_size,
+        plan=plan,
+        parts_filled=parts_filled,
+    )
 
 
 @task(cache_policy=NO_CACHE, persist_result=False)
@@ -55,6 +70,46 @@ def batch_task(
     fingerprints: dict[str, str],
 ) -> ArtifactRef:
     return run_batch(store, name, config, refs, wiring, fingerprints)
+
+
+@task(cache_policy=NO_CACHE, persist_result=False)
+def partition_task(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str],
+    partition: Any,
+) -> dict[str, Any]:
+    return fill_partition(store, name, config, refs, wiring, partition)
+
+
+def _fill_partitions(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str],
+    size: int,
+) -> dict[str, int]:
+    """One Prefect task per partition of a whole stage's missing parts (documents to parse,
+    chunk packs to embed), through the flow's task runner; the parts they computed, counted."""
+    version = STAGES[name].VERSION
+    futures = [
+        partition_task.with_options(
+            name=f"{name}-partition",
+            task_run_name=f"{name}-v{version}-part{number}",
+            tags=[f"stage:{name}", "partition"],
+        ).submit(store, name, config, refs, wiring, partition)
+        for number, partition in enumerate(
+            stage_partitions(store, name, config, refs, wiring, size)
+        )
+    ]
+    counts: dict[str, int] = {}
+    for future in futures:
+        for namespace, count in future.result()["parts_computed"].items():
+            counts[namespace] = counts.get(namespace, 0) + count
+    return counts
 
 
 def _submit_batches(
@@ -86,15 +141,24 @@ def prefect_stage_runner(
     refs: dict[str, ArtifactRef],
     wiring: dict[str, str] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    partition_size: int | None = None,
 ) -> StageResult:
     """Each stage as its own Prefect task run, named after the stage, tagged with its VERSION.
     A per-question stage's missing questions run first as mapped batch tasks (in the flow, where
-    the task runner is); the stage task then assembles the artifact from the batches."""
+    the task runner is); the stage task then assembles the artifact from the batches. With a
+    `partition_size`, a whole stage's missing parts (ingestion's documents, indexing's chunk
+    vectors) are first computed the same way, as mapped partition tasks, and the stage task
+    assembles its artifact from the warm parts cache."""
     wiring = wiring or WIRING[name]
     started = time.perf_counter()
     named = stage_task.with_options(
         name=name, task_run_name=f"{name}-v{STAGES[name].VERSION}", tags=[f"stage:{name}"]
     )
+    if partition_size and not is_per_question(name, wiring):
+        filled = _fill_partitions(store, name, config, refs, wiring, partition_size)
+        result = named(store, name, config, refs, wiring, batch_size, parts_filled=filled)
+        result.seconds = time.perf_counter() - started
+        return result
     plan, computed = None, 0
     if is_per_question(name, wiring) and not store.lookup(
         name, stage_key(name, config, refs, wiring)
@@ -136,9 +200,17 @@ def run_pipeline_flow(config: PipelineConfig, questions: list[dict]) -> Pipeline
     return pipeline_flow.with_options(task_runner=runner)(config, questions)
 
 
+def stage_runner_for(settings: TaskRunnerConfig) -> StageRunner:
+    """On Dask, whole stages are spread over the workers in partitions too; threads gain
+    nothing from that (parsing holds the GIL, torch already uses every core)."""
+    if settings.kind == "dask":
+        return functools.partial(prefect_stage_runner, partition_size=settings.partition_size)
+    return prefect_stage_runner
+
+
 @flow(name="grounding-pipeline", log_prints=True, validate_parameters=False)
 def pipeline_flow(config: PipelineConfig, questions: list[dict]) -> PipelineResult:
     table = questions_table(questions, config.default_principal, config.default_query_type)
-    result = run_stages(config, table, prefect_stage_runner)
+    result = run_stages(config, table, stage_runner_for(config.task_runner))
     publish_run_artifacts(result)  # stage timings and cache hits as Prefect artifacts
     return result

@@ -135,9 +135,8 @@ def _npy_bytes(vectors: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
-    chunks: pa.Table = inputs["chunks"]
-    texts = [
+def index_texts(chunks: pa.Table) -> list[str]:
+    return [
         chunk_index_text(t, s, x)
         for t, s, x in zip(
             chunks.column("title").to_pylist(),
@@ -146,6 +145,10 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
             strict=True,
         )
     ]
+
+
+def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
+    texts = index_texts(inputs["chunks"])
     # BM25 is rebuilt whole: its IDF and average length follow every chunk, and tokenizing is
     # a small share of the stage (bench `scale` measures it).
     postings, vocab = bm25_weights(
@@ -155,7 +158,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table | bytes]:
     index = build_faiss(vectors, vectors.shape[1], config)
     info = {
         "embedding_model": config.embedding_model,
-        "embedding_model_version": files.model_version(config.embedding_model),
+        "embedding_model_version": embeddings.model_version(config.embedding_model),
         "dimension": int(vectors.shape[1]),
         "n_chunks": len(texts),
         "faiss_index": type(index).__name__,
@@ -176,12 +179,13 @@ EMBED_PACK = 256  # chunks embedded, then written, together
 
 
 def model_identity(spec: str) -> str:
-    """The embedding model's version, and for a model folder the sha256 of its weight files
-    (hashed once, then read from their `.sha256` sidecars)."""
-    version = files.model_version(spec)
-    if spec.startswith("package:"):
+    """The embedding model's version and runtime (an ONNX file's sha256), and for a model folder
+    the sha256 of its weight files (hashed once, then read from their `.sha256` sidecars)."""
+    version = embeddings.model_version(spec)
+    _, model = embeddings.split_runtime(spec)
+    if model.startswith("package:"):
         return version
-    folder = files.resolve_model_path(spec)
+    folder = files.resolve_model_path(model)
     weights = sorted(
         p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin", ".onnx", ".pt")
     )
@@ -189,28 +193,80 @@ def model_identity(spec: str) -> str:
     return version + "|" + ",".join(digests)
 
 
+def _vector_keys(texts: list[str], config: Config) -> list[str]:
+    identity = model_identity(config.embedding_model)
+    return [hashlib.sha256(f"{identity}\0{text}".encode()).hexdigest() for text in texts]
+
+
+def _missing_packs(keys: list[str], cache: parts_cache.PartsCache) -> list[list[int]]:
+    """Rows of the texts to embed (each uncached text once, at its first row), in packs of
+    EMBED_PACK. A pack is embedded in one call whoever computes it: a vector depends slightly
+    (~1e-7) on the batch it is embedded in, so the same packs give the same vectors."""
+    first: dict[str, int] = {}
+    for row, key in enumerate(keys):
+        if key not in cache:
+            first.setdefault(key, row)
+    rows = list(first.values())
+    return [rows[i : i + EMBED_PACK] for i in range(0, len(rows), EMBED_PACK)]
+
+
+def _embed_pack(
+    cache: parts_cache.PartsCache,
+    texts: list[str],
+    keys: list[str],
+    pack: list[int],
+    config: Config,
+) -> None:
+    vectors = embeddings.embed(
+        config.embedding_model, [texts[row] for row in pack], config.embedding_batch_size
+    )
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
+    table = pa.table({"vector": column})
+    parts = {
+        keys[row]: parts_cache.Part({"vectors": table.slice(i, 1)}) for i, row in enumerate(pack)
+    }
+    cache.put(parts)
+
+
 def embed_cached(texts: list[str], config: Config) -> np.ndarray:
     """Vectors for `texts`, in order: cached ones reused, the others embedded and cached."""
-    identity = model_identity(config.embedding_model)
-    keys = [hashlib.sha256(f"{identity}\0{text}".encode()).hexdigest() for text in texts]
+    keys = _vector_keys(texts, config)
     cache = parts_cache.open_cache(EMBEDDINGS_NAMESPACE)
-    missing = list({k: t for k, t in zip(keys, texts, strict=True) if k not in cache}.items())
-    if missing or not keys:
+    packs = _missing_packs(keys, cache)
+    if packs or not keys:
         embedder = embeddings.load_embedder(config.embedding_model)
         dimension = int(embeddings.embedding_dimension(embedder))
-    batches = [missing[i : i + EMBED_PACK] for i in range(0, len(missing), EMBED_PACK)]
-    for batch in progress.track(batches, "embedding chunks"):
-        vectors = embeddings.embed(
-            config.embedding_model, [t for _, t in batch], config.embedding_batch_size
-        )
-        column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
-        table = pa.table({"vector": column})
-        cache.put(
-            {k: parts_cache.Part({"vectors": table.slice(i, 1)}) for i, (k, _) in enumerate(batch)}
-        )
+    for pack in progress.track(packs, "embedding chunks"):
+        _embed_pack(cache, texts, keys, pack, config)
     if not keys:
         return np.zeros((0, dimension), dtype=np.float32)
     gathered = cache.gather("vectors", keys, pa.table({"vector": pa.array([], pa.float32())}))
     column = gathered.column("vector").combine_chunks()
     width = column.type.list_size
     return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, width).astype(np.float32)
+
+
+# ---------------------------------------------------------------- scale-out partitions
+
+
+def partitions(inputs: dict[str, Any], config: Config, size: int) -> list[list[list[int]]]:
+    """The packs of chunks whose vectors the cache lacks, grouped so that a partition holds
+    about `size` chunks (at least one pack): the work a scaled-out run spreads over workers
+    (`fill_partition`) before `run` builds the indexes from the then warm cache. The packs are
+    those `run` would embed itself, so the vectors are the same."""
+    texts = index_texts(inputs["chunks"])
+    packs = _missing_packs(
+        _vector_keys(texts, config), parts_cache.open_cache(EMBEDDINGS_NAMESPACE)
+    )
+    per_partition = max(1, size // EMBED_PACK)
+    return [packs[i : i + per_partition] for i in range(0, len(packs), per_partition)]
+
+
+def fill_partition(inputs: dict[str, Any], config: Config, partition: list[list[int]]) -> None:
+    """Embed one partition's packs into the embedding cache."""
+    texts = index_texts(inputs["chunks"])
+    keys = _vector_keys(texts, config)
+    cache = parts_cache.open_cache(EMBEDDINGS_NAMESPACE)
+    for pack in partition:
+        if not all(keys[row] in cache for row in pack):
+            _embed_pack(cache, texts, keys, pack, config)

@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from stages import contracts
 from stages.common import parts_cache, progress
 from stages.common.offline import patch_unstructured_spacy
+from stages.common.stat_cache import StatCache
 from stages.common.text import normalize_text, sentence_spans
 from stages.formats import READER_MODULES, Block, ParseError, ReadOptions, reader_for
 from stages.formats.anchors import anchor_spans, spans_within
@@ -201,17 +202,22 @@ def snapshot_corpus(
     max_file_bytes: int = Config().max_file_bytes,
     *,
     follow_symlinks_outside_root: bool = False,
+    stat_cache: StatCache | None = None,
 ) -> pa.Table:
     """Read every file under `root` into a `corpus_files` table.
 
     Too-large files come without bytes; symlinks that leave `root` (unless allowed), symlink
     loops, hidden and special files come as skipped rows, so every entry is accounted for.
+    With a `stat_cache` (stages/common/stat_cache.py), a file whose stat is unchanged since the
+    last snapshot is not read again: its recorded sha256 is used.
     """
     root = Path(root)
     if not root.is_dir():
         return contracts.from_rows([], "corpus_files")
     entries = _walk(root, follow_symlinks_outside_root)
-    rows = [_snapshot_row(entry, max_file_bytes) for entry in entries]
+    hashes = stat_cache or StatCache()
+    rows = [_snapshot_row(entry, max_file_bytes, hashes) for entry in entries]
+    hashes.save()
     names = {PurePosixPath(e.relative).name for e in entries if e.skipped is None}
     if not names & set(CATALOG_NAMES):
         rows.append(_file_dates_row(entries))
@@ -325,19 +331,24 @@ def _os_message(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-def _snapshot_row(entry: _Entry, max_file_bytes: int) -> dict:
-    """Path, size and sha256 of one entry; the bytes are hashed in blocks, never kept."""
+def _snapshot_row(entry: _Entry, max_file_bytes: int, hashes: StatCache) -> dict:
+    """Path, size and sha256 of one entry; the bytes are hashed in blocks, never kept, and not
+    read at all when `hashes` knows the file unchanged."""
     if entry.skipped is not None:
         severity, kind, message = entry.skipped
         marker = f"{SKIPPED_PREFIX}{severity}:{kind}:{message}"
         return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
+    location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
     try:
-        size = entry.path.stat().st_size
-        digest = _file_sha256(entry.path) if size <= max_file_bytes else f"size:{size}"
+        stat = entry.path.stat()
+        size = stat.st_size
+        if size <= max_file_bytes:
+            digest = hashes.sha256(os.fsdecode(location), stat, lambda: _file_sha256(entry.path))
+        else:
+            digest = f"size:{size}"
     except OSError as exc:
         marker = f"{SKIPPED_PREFIX}error:unreadable:{_os_message(exc)}"
         return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
-    location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
     return {"path": entry.relative, "size_bytes": size, "sha256": digest, "location": location}
 
 
@@ -1160,36 +1171,54 @@ PARTS_NAMESPACE = "ingestion.parts"
 PARTS_PER_PACK = 256
 
 
-def _ingest(table: pa.Table, config: Config) -> _Outcome:
+@dataclass
+class _Job:
+    """A document to ingest: its part key and the metadata it is ingested with."""
+
+    path: str
+    key: str
+    size: int
+    meta: DocumentMeta
+    default_warnings: list[tuple[str, str]]
+
+
+@dataclass
+class _Plan:
+    reader: _CorpusReader
+    paths: list[str]  # every entry of the snapshot, in order
+    items: list[_Job | dict]  # in snapshot order: a document to ingest, or an error row
+    missing_files: list[dict]  # error rows of catalog entries without a file
+
+
+def _plan(table: pa.Table, config: Config) -> _Plan:
+    """What ingesting the snapshot involves before any document is parsed: the metadata of
+    every document and its part key, and the rows of entries that are errors already."""
     reader = _CorpusReader(table)
     paths = table.column("path").to_pylist()
     sizes = dict(zip(paths, table.column("size_bytes").to_pylist(), strict=True))
     markers = reader.hashes
-    errors: list[dict] = []
+    items: list[_Job | dict] = []
     for path, marker in markers.items():
         if marker.startswith(SKIPPED_PREFIX):
             severity, kind, message = marker.removeprefix(SKIPPED_PREFIX).split(":", 2)
-            errors.append(_error(path, kind, message, severity))
+            items.append(_error(path, kind, message, severity))
     listed = [p for p in paths if p not in _skipped_paths(markers)]
+    errors: list[dict] = []
     files = _metadata_contents(reader, listed, errors)
     dates = _file_dates(files)
     metadata = _collect_metadata(files, errors)
+    items.extend(errors)
     has_catalog = any(PurePosixPath(p).name in CATALOG_NAMES for p in files)
     default_ids = default_doc_ids([p for p in files if _is_document_candidate(p)])
-    cache = parts_cache.open_cache(PARTS_NAMESPACE)
     identity = _parser_identity(config)
-    encodings: dict[str, str | None] = {}
-    keys: list[str] = []  # the parts of the ingested documents, in snapshot order
-    pending: dict[str, parts_cache.Part] = {}  # parsed in this run, not yet written
-    seen_ids: set[str] = set()
-    for path in progress.track(list(files), "parsing documents"):
+    for path in files:
         if not _is_document_candidate(path):
             if not _is_metadata_file(path):
-                errors.append(_error(path, "skipped", _SKIPPED_NAME_REASON, "warning"))
+                items.append(_error(path, "skipped", _SKIPPED_NAME_REASON, "warning"))
             continue
         if not path.lower().endswith(DOCUMENT_SUFFIXES):
             suffix = PurePosixPath(path).suffix or "no suffix"
-            errors.append(_error(path, "unsupported_type", f"no parser for {suffix}"))
+            items.append(_error(path, "unsupported_type", f"no parser for {suffix}"))
             continue
         if path in metadata and metadata[path] is None:
             continue  # invalid metadata was already recorded; without it permissions are unknown
@@ -1200,9 +1229,6 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             default_warnings = [("missing_metadata", _defaults_message(meta, has_catalog))]
         else:
             default_warnings = []
-        if meta.doc_id in seen_ids:
-            errors.append(_error(path, "duplicate_doc_id", f"doc_id {meta.doc_id!r} already used"))
-            continue
         key = parts_cache.part_key(
             **identity,
             reader=_reader_identity(path),
@@ -1211,13 +1237,38 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             size=sizes[path],
             meta=meta.model_dump(mode="json"),
         )
+        items.append(_Job(path, key, sizes[path], meta, default_warnings))
+    missing_files = [
+        _error(doc_path, "missing_file", "listed in the catalog but not found")
+        for doc_path in sorted(set(metadata) - set(files))
+    ]
+    return _Plan(reader, paths, items, missing_files)
+
+
+def _ingest(table: pa.Table, config: Config) -> _Outcome:
+    plan = _plan(table, config)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    errors: list[dict] = []
+    encodings: dict[str, str | None] = {}
+    keys: list[str] = []  # the parts of the ingested documents, in snapshot order
+    pending: dict[str, parts_cache.Part] = {}  # parsed in this run, not yet written
+    seen_ids: set[str] = set()
+    for item in progress.track(plan.items, "parsing documents"):
+        if isinstance(item, dict):
+            errors.append(item)
+            continue
+        path, key = item.path, item.key
+        if item.meta.doc_id in seen_ids:
+            message = f"doc_id {item.meta.doc_id!r} already used"
+            errors.append(_error(path, "duplicate_doc_id", message))
+            continue
         if key in pending:
             info = pending[key].info
         elif key in cache:
             info = cache.info(key)
         else:
             try:
-                part = _document_part(path, reader, sizes[path], meta, config)
+                part = _document_part(path, plan.reader, item.size, item.meta, config)
             except IngestError as exc:  # unreadable now: an error row, nothing to cache
                 errors.append(_error(path, exc.kind, str(exc)))
                 continue
@@ -1231,20 +1282,19 @@ def _ingest(table: pa.Table, config: Config) -> _Outcome:
             kind, message = info["error"]
             errors.append(_error(path, kind, message))
             continue
-        warnings = default_warnings + [tuple(w) for w in info.get("warnings", [])]
+        warnings = item.default_warnings + [tuple(w) for w in info.get("warnings", [])]
         errors.extend(_error(path, kind, message, "warning") for kind, message in warnings)
-        seen_ids.add(meta.doc_id)
+        seen_ids.add(item.meta.doc_id)
         encodings[path] = info.get("encoding")
         keys.append(key)
     cache.put(pending)
-    for doc_path in sorted(set(metadata) - set(files)):
-        errors.append(_error(doc_path, "missing_file", "listed in the catalog but not found"))
+    errors.extend(plan.missing_files)
     # One time for the whole run, set on assembly: cached parts carry none of their own.
     indexed_at = dt.datetime.now(dt.UTC).replace(microsecond=0)
     documents = cache.gather("documents", keys, contracts.empty("documents"))
     chunks = cache.gather("chunks", keys, contracts.empty("chunks"))
     return _Outcome(
-        _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, paths
+        _stamped(documents, indexed_at), _stamped(chunks, indexed_at), errors, encodings, plan.paths
     )
 
 
@@ -1255,6 +1305,45 @@ TRANSIENT_WARNINGS = frozenset({"vision_failed"})
 
 def _is_transient(info: dict[str, Any]) -> bool:
     return any(kind in TRANSIENT_WARNINGS for kind, _ in info.get("warnings", []))
+
+
+# ---------------------------------------------------------------- scale-out partitions
+
+
+def partitions(inputs: dict[str, Any], config: Config, size: int) -> list[list[str]]:
+    """The documents whose parts the cache lacks, in partitions of at most `size` paths: the
+    work a scaled-out run spreads over workers (`fill_partition`) before `run` assembles the
+    artifact from the then warm cache, exactly as in one process."""
+    plan = _plan(inputs["corpus_files"], config)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    jobs = [item for item in plan.items if isinstance(item, _Job) and item.key not in cache]
+    paths = list(dict.fromkeys(job.path for job in jobs))
+    return [paths[i : i + size] for i in range(0, len(paths), max(size, 1))]
+
+
+def fill_partition(inputs: dict[str, Any], config: Config, partition: list[str]) -> None:
+    """Parse the documents of one partition into the parts cache. A file unreadable now is left
+    out: `run` meets it again and reports it, as in one process."""
+    plan = _plan(inputs["corpus_files"], config)
+    wanted = set(partition)
+    cache = parts_cache.open_cache(PARTS_NAMESPACE)
+    pending: dict[str, parts_cache.Part] = {}
+    for job in plan.items:
+        if not isinstance(job, _Job) or job.path not in wanted:
+            continue
+        if job.key in cache or job.key in pending:
+            continue
+        try:
+            part = _document_part(job.path, plan.reader, job.size, job.meta, config)
+        except IngestError:
+            continue
+        if _is_transient(part.info):  # a failed remote model: `run` asks again, as in one process
+            continue
+        pending[job.key] = part
+        if len(pending) >= PARTS_PER_PACK:
+            cache.put(pending)
+            pending = {}
+    cache.put(pending)
 
 
 def _skipped_paths(markers: dict[str, str]) -> set[str]:

@@ -148,6 +148,12 @@ class ArtifactStore:
         """A ref's URL as a path of this filesystem (s3://b/p/x -> b/p/x)."""
         return self.base + ref_path[len(self.url) :] if ref_path.startswith(self.url) else ref_path
 
+    def local_state_dir(self) -> Path:
+        """A folder on this machine for state kept beside the store's caches that only makes
+        sense here (the corpus stat cache: inodes and timestamps of local files): the store
+        folder itself, or the local blob cache when the store is object storage."""
+        return self.blob_cache if self.remote else Path(self.root)
+
     # ------------------------------------------------------------ lookup and listing
 
     def lookup(self, stage: str, key: str) -> ArtifactRef | None:

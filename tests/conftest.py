@@ -140,3 +140,25 @@ def eligibility_table(question_id: str, decisions: dict[str, str]) -> pa.Table:
         for doc, d in decisions.items()
     ]
     return contracts.from_rows(rows, "eligibility")
+
+
+def artifact_digests(store, refs: dict) -> dict[str, str]:
+    """sha256 of every table and blob of these artifacts (stage -> ref), tables without
+    `indexed_at` (the time a stage assembled them, the one column two equal runs differ in)."""
+    import hashlib
+
+    digests = {}
+    for stage, ref in refs.items():
+        manifest = store.manifest(ref)
+        for name in manifest["tables"]:
+            table = store.read_table(ref, name)
+            if "indexed_at" in table.column_names:
+                table = table.drop_columns(["indexed_at"])
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            digests[f"{stage}/{name}"] = hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
+        for name in manifest["blobs"]:
+            data = store.blob_path(ref, name).read_bytes()
+            digests[f"{stage}/{name}"] = hashlib.sha256(data).hexdigest()
+    return digests

@@ -3,6 +3,7 @@ are cached below the stages, the stage artifacts stay a function of their inputs
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -11,12 +12,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from flows.executor import execute_stage, store_source
+from flows.executor import corpus_snapshot as executor_snapshot
+from flows.executor import execute_stage, fill_partition, stage_partitions, store_source
 from stages import contracts, indexing, ingestion, retrieval
 from stages.common import parts_cache
 from stages.models import embeddings
 from stages.store import ArtifactStore
-from tests.conftest import eligibility_table
+from tests.conftest import artifact_digests, eligibility_table
 
 TOPICS = {
     "alpha.md": ("Alpha glaciers", "Glaciers retreat when summer melt exceeds winter snowfall."),
@@ -225,3 +227,140 @@ def test_outside_a_session_parts_stay_in_memory():
     cache.put({"a": parts_cache.Part({"t": table.slice(0, 1)}), "b": parts_cache.Part({})})
     assert "a" in cache and "b" in cache and cache.store is None
     assert cache.gather("t", ["b", "a", "a"], table.slice(0, 0)).column("x").to_pylist() == [1, 1]
+
+
+# ---------------------------------------------------------------- re-runs trust unchanged stats
+
+
+@pytest.fixture
+def hashed(monkeypatch):
+    """The files the snapshot reads and hashes, by name; trusting stats at once (no racy
+    window) unless a test restores it."""
+    from stages.common import stat_cache
+
+    monkeypatch.setattr(stat_cache, "RACY_WINDOW_NS", 0)
+    names: list[str] = []
+    original = ingestion._file_sha256
+
+    def counting(path):
+        names.append(Path(path).name)
+        return original(path)
+
+    monkeypatch.setattr(ingestion, "_file_sha256", counting)
+
+    def take() -> list[str]:
+        taken = sorted(names)
+        names.clear()
+        return taken
+
+    return take
+
+
+def _snapshot(root: Path, cache_file: Path) -> pa.Table:
+    from stages.common.stat_cache import StatCache
+
+    return ingestion.snapshot_corpus(root, stat_cache=StatCache(cache_file))
+
+
+def _same_mtime_edit(path: Path, text: str) -> None:
+    """Rewrite a file and put its mtime back, as `cp -p` or `rsync -t` would."""
+    before = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_a_rerun_reads_only_files_whose_stat_changed(tmp_path, corpus, hashed):
+    cache_file = tmp_path / "stat.json"
+    first = _snapshot(corpus, cache_file)
+    assert hashed() == sorted(TOPICS)
+    assert _snapshot(corpus, cache_file).equals(first)  # same rows, the same corpus key
+    assert hashed() == []  # and not one file read
+
+    # a different size re-hashes even when the mtime was put back
+    _same_mtime_edit(corpus / "alpha.md", "# Alpha\n\nShorter.\n")
+    # the same size and mtime: the ctime, which nothing can set back, still differs
+    beta = corpus / "beta.md"
+    _same_mtime_edit(beta, beta.read_text().replace("Volcanoes", "Earthquake"))
+    _write(corpus, "epsilon.md", "Epsilon comets", "Comets grow tails of dust near the sun.")
+    (corpus / "gamma.md").unlink()
+    rows = {r["path"]: r["sha256"] for r in _snapshot(corpus, cache_file).to_pylist()}
+    assert hashed() == ["alpha.md", "beta.md", "epsilon.md"]
+    for name in ("alpha.md", "beta.md", "epsilon.md", "delta.md"):
+        assert rows[name] == hashlib.sha256((corpus / name).read_bytes()).hexdigest(), name
+    assert "gamma.md" not in rows
+
+
+def test_entries_hashed_too_close_to_their_change_are_hashed_again(tmp_path, corpus, hashed):
+    """A file written within the racy window of its hashing could change again within the
+    same timestamp tick, unseen by its stat: its hash is not trusted next time."""
+    from stages.common import stat_cache
+
+    cache_file = tmp_path / "stat.json"
+    stat_cache.RACY_WINDOW_NS = 3_600 * 10**9  # every file was written within the hour
+    _snapshot(corpus, cache_file)
+    _snapshot(corpus, cache_file)
+    assert hashed() == sorted([*TOPICS] * 2)
+
+
+def test_always_hash_corpus_reads_every_file_every_run(tmp_path, corpus, hashed):
+    from tests.conftest import load_test_config
+
+    trusting = load_test_config(tmp_path / "a", corpus=str(corpus))
+    executor_snapshot(trusting)
+    executor_snapshot(trusting)
+    assert hashed() == sorted(TOPICS)
+    assert list((tmp_path / "a" / "artifacts" / "corpus.stat").glob("*.json"))
+    careful = load_test_config(tmp_path / "b", corpus=str(corpus), always_hash_corpus=True)
+    executor_snapshot(careful)
+    executor_snapshot(careful)
+    assert hashed() == sorted([*TOPICS] * 2)
+    assert not (tmp_path / "b" / "artifacts" / "corpus.stat").exists()
+
+
+def test_a_damaged_stat_cache_means_hashing_again(tmp_path, corpus, hashed):
+    cache_file = tmp_path / "stat.json"
+    _snapshot(corpus, cache_file)
+    cache_file.write_text('{"version": 1, "files": {"x": "not an entry"')
+    _snapshot(corpus, cache_file)
+    assert hashed() == sorted([*TOPICS] * 2)
+
+
+# ---------------------------------------------------------------- partitions (scale-out)
+
+
+def test_partitions_filled_one_by_one_give_the_artifacts_of_one_run(
+    tmp_path, corpus, counted, monkeypatch
+):
+    """What a task runner spreads over workers: the stage's missing parts in partitions, each
+    filled on its own and in any order; the stage then assembles the very same artifacts."""
+    monkeypatch.setattr(indexing, "EMBED_PACK", 3)  # several packs of vectors
+    whole_store = ArtifactStore(tmp_path / "whole")
+    whole = _build(whole_store, corpus)
+    counted()
+
+    store = ArtifactStore(tmp_path / "parts")
+    source = store_source(store, "corpus", ingestion.snapshot_corpus(corpus), "corpus_files")
+    refs, configs = {"corpus": source.ref}, {"ingestion": ingestion.Config()}
+    configs["indexing"] = indexing.Config()
+    built = {}
+    for name in ("ingestion", "indexing"):
+        partitions = stage_partitions(store, name, configs[name], refs, size=3)
+        assert len(partitions) >= 2, name
+        filled: dict[str, int] = {}
+        for partition in reversed(partitions):
+            counts = fill_partition(store, name, configs[name], refs, None, partition)
+            assert counts["pid"] == os.getpid()
+            for namespace, count in counts["parts_computed"].items():
+                filled[namespace] = filled.get(namespace, 0) + count
+        assert stage_partitions(store, name, configs[name], refs, size=3) == []  # all cached
+        done = counted()
+        result = execute_stage(store, name, configs[name], refs, parts_filled=filled)
+        assert counted() == {"parsed": [], "embedded": []}  # assembled from the parts alone
+        refs[name] = built[name] = result.ref
+        assert store.manifest(result.ref)["parts_computed"] == filled
+        assert done["parsed" if name == "ingestion" else "embedded"]
+    assert filled == {indexing.EMBEDDINGS_NAMESPACE: len(done["embedded"])}
+    assert {s: r.key for s, r in built.items()} == {s: r.key for s, r in whole.items()}
+    assert artifact_digests(store, built) == artifact_digests(whole_store, whole)
+    assert stage_partitions(store, "indexing", configs["indexing"], refs) == []  # stored

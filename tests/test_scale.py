@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from typing import Any
 
 import pytest
@@ -15,7 +16,8 @@ from flows.executor import is_per_question
 from flows.executor import run_stages as run_plain
 from flows.pipeline import run_pipeline_flow
 from flows.registry import STAGES
-from tests.conftest import SAMPLE_QUESTIONS, load_test_config
+from stages import indexing, ingestion
+from tests.conftest import SAMPLE_QUESTIONS, artifact_digests, load_test_config
 from tests.conftest import config_on_copy as _config
 
 TIMING_COLUMNS = {"latency_ms"}
@@ -33,23 +35,55 @@ def _answers(result) -> list[dict]:
     ]
 
 
+def _cited_answers(result) -> list[dict]:
+    """The answers without the times of their runs: latency, and when each store assembled
+    the cited chunk (`indexed_at`)."""
+    answers = _answers(result)
+    for answer in answers:
+        answer["citations"] = [
+            {k: v for k, v in citation.items() if k != "indexed_at"}
+            for citation in answer["citations"]
+        ]
+    return answers
+
+
+SHARED = ("ingestion", "indexing")
+
+
 def test_dask_cluster_of_two_workers_gives_the_default_runners_answers(shared_store, tmp_path):
+    """Batches of questions, and partitions of the shared stages (ingestion's documents,
+    indexing's vectors), on 2 Dask workers give the same documents, chunks, indexes and answers
+    as the thread runner (whose shared stages the plain runner built in one process)."""
     pytest.importorskip("prefect_dask")
     records = _records(8)
     threads = _config(shared_store, tmp_path, "threads", batch_size=3)
     default = run_pipeline_flow(threads, records)
 
-    dask = _config(
-        shared_store, tmp_path, "dask", batch_size=3, task_runner={"kind": "dask", "n_workers": 2}
-    )
+    runner = {"kind": "dask", "n_workers": 2, "partition_size": 12}
+    dask = _config(shared_store, tmp_path, "dask", batch_size=3, task_runner=runner)
     assert dask.task_runner.kind == "dask"
+    store = dask.artifact_store()
+    for name in (*SHARED, ingestion.PARTS_NAMESPACE, indexing.EMBEDDINGS_NAMESPACE):
+        shutil.rmtree(store.root / name)  # built again, in partitions on the workers
     distributed = run_pipeline_flow(dask, records)
-    assert _answers(distributed) == _answers(default)
+    assert _cited_answers(distributed) == _cited_answers(default)
     assert distributed.final_answers.num_rows == 8
 
+    one_process = {s: default.results[s].ref for s in SHARED}
+    spread = {s: distributed.results[s].ref for s in SHARED}
+    assert {s: r.key for s, r in spread.items()} == {s: r.key for s, r in one_process.items()}
+    assert artifact_digests(store, spread) == artifact_digests(
+        threads.artifact_store(), one_process
+    )
+    # the documents were parsed in 2 partitions and the vectors embedded, all on the workers
+    packs = [store.manifest(r) for r in store.list_refs(ingestion.PARTS_NAMESPACE)]
+    assert len(packs) == 2
+    packs += [store.manifest(r) for r in store.list_refs(indexing.EMBEDDINGS_NAMESPACE)]
+    pids = {pack["pid"] for pack in packs}
+    computed = store.manifest(spread["ingestion"])["parts_computed"][ingestion.PARTS_NAMESPACE]
+    assert computed == sum(len(pack["parts"]) for pack in packs[:2])
+
     # every per-question stage ran as 3 batches (8 questions, 3 per batch), in worker processes
-    store = dask.artifact_store()
-    pids = set()
     for name in STAGES:
         if not is_per_question(name):
             continue

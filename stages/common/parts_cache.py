@@ -23,6 +23,8 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import os
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -179,7 +181,13 @@ class PartsCache:
             config={},
             input_keys={},
             outputs=blobs,
-            extra={"pack_version": PACK_VERSION, "parts": entries},
+            # which process computed the parts: shows where a task runner sent a partition
+            extra={
+                "pack_version": PACK_VERSION,
+                "parts": entries,
+                "host": socket.gethostname(),
+                "pid": os.getpid(),
+            },
         )
 
 
