@@ -71,16 +71,21 @@ def sample_set(target: Path, n: int) -> Path:
     return target
 
 
-def measure(set_dir: Path, store: Path, kind: str) -> dict[str, Any]:
+def measure(
+    set_dir: Path, store: Path, kind: str, strict_mode: str | None = None
+) -> dict[str, Any]:
     from flows.evaluation import evaluate
 
     started = time.perf_counter()
-    run = evaluate(set_dir, overrides={"rerank.answerability.kind": kind}, store=store)
+    overrides = {"rerank.answerability.kind": kind}
+    if strict_mode and kind == "strict":
+        overrides["rerank.answerability.strict_mode"] = strict_mode
+    run = evaluate(set_dir, overrides=overrides, store=store)
     axis = run.metrics["axes"]["end_to_end"]
     rerank_seconds = run.stage_results["rerank"].seconds
     answered = run.metrics["counts"].get("answered", 0)
     return {
-        "judge": kind,
+        "judge": kind if kind == "none" or not strict_mode else f"{kind}-{strict_mode}",
         **{name: _round(axis.get(name)) for name in END_TO_END},
         "counts": run.metrics["counts"],
         "answered": answered,
@@ -95,13 +100,19 @@ def _round(value: Any) -> Any:
 
 
 def run(
-    results_dir: Path | None = None, questions: int = DEFAULT_QUESTIONS, **_: Any
+    results_dir: Path | None = None,
+    questions: int = DEFAULT_QUESTIONS,
+    overrides: dict[str, Any] | None = None,
+    **_: Any,
 ) -> dict[str, Any]:
+    """`--set rerank.answerability.strict_mode=choice` measures the choice judge; that run is
+    written as answerability-choice.json beside the default run's answerability.json."""
+    strict_mode = (overrides or {}).get("rerank.answerability.strict_mode")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-answerability-") as tmp:
         set_dir = sample_set(Path(tmp) / "set", questions)
         store = Path(tmp) / "store"
-        results = [measure(set_dir, store, kind) for kind in ("none", "strict")]
+        results = [measure(set_dir, store, kind, strict_mode) for kind in ("none", "strict")]
     none, strict = results
     added = (strict["rerank_s"] - none["rerank_s"]) / max(strict["answered"], 1)
     payload = {
@@ -116,7 +127,7 @@ def run(
         "git_commit": common.git_commit(),
         "runtime_s": round(time.perf_counter() - started, 1),
     }
-    common.write_result(NAME, payload, results_dir)
+    common.write_result(NAME if strict_mode != "choice" else f"{NAME}-choice", payload, results_dir)
     return payload
 
 

@@ -14,7 +14,8 @@ right), the confidence rerank compares with its thresholds (0.75 / 0.55):
    the calibration off; a judged answer is right when the question is answerable and the sentence
    the judge chose holds a gold answer;
 4. a logistic regression of right on logit(raw) gives `scale` and `shift`, written with the
-   judge's settings to configs/answerability.yaml (included by rerank in configs/pipeline.yaml).
+   judge's settings to configs/answerability-choice.yaml. Use it by including it after
+   configs/answerability.yaml in rerank's `include:` (configs/pipeline.yaml).
 
 The judged records are kept (`--records`), so a refit (`--refit`) costs no model call. Figures
 printed here are on the fitting sample itself; report the frozen slices with
@@ -43,7 +44,7 @@ CALIBRATION_ARTICLES = ("Imperialism", "French_and_Indian_War")
 FROZEN_ARTICLES = ("Normans", "Huguenot", "Packet_switching")
 CACHE = ROOT / ".cache" / "answerability-fit"
 DEFAULT_RECORDS = CACHE / "records.jsonl"
-DEFAULT_OUT = ROOT / "configs" / "answerability.yaml"
+DEFAULT_OUT = ROOT / "configs" / "answerability-choice.yaml"
 
 
 def build_split(squad_path: Path, target: Path) -> Path:
@@ -91,8 +92,8 @@ def judge_sample(set_dir: Path, store: Path, questions: int, seed: int, records:
 
     config = load_config(ROOT / "configs" / "pipeline.yaml")
     rerank = config.stages["rerank"]
-    settings = AnswerabilitySettings(**{**rerank.answerability.model_dump(), "kind": "strict"})
-    settings = settings.model_copy(update={"scale": 1.0, "shift": 0.0})
+    # the choice judge's own defaults (top 3 chunks, 6 sentences), uncalibrated
+    settings = AnswerabilitySettings(kind="strict", strict_mode="choice")
     judge = ChoiceAnswerability(yes_no_model(rerank.llm), settings)
     top = ranked_passages(set_dir, store, settings.top_k)
     lines = (set_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -173,17 +174,17 @@ def write_settings(out: Path, scale: float, shift: float, report: dict, args) ->
     import yaml
 
     header = (
-        "# Rerank's answerability judge (stages/models/answerability.py). Off by default: the\n"
-        "# strict judge costs one GGUF forward pass per question (see README, Answerability).\n"
-        "# Turn it on with --set rerank.answerability.kind=strict. scale/shift: Platt scaling of\n"
-        "# the strict choice judge, written by scripts/fit_answerability.py on SQuAD 2.0 dev\n"
+        "# The strict choice judge (stages/models/answerability.py): include this file after\n"
+        "# configs/answerability.yaml in rerank's include: to use it (one GGUF forward pass per\n"
+        "# question; see configs/answerability.yaml for what it measured on a held-out slice).\n"
+        "# scale/shift: Platt scaling written by scripts/fit_answerability.py on SQuAD 2.0 dev\n"
         f"# articles {list(CALIBRATION_ARTICLES)} ({report['questions']} questions, seed "
         f"{args.seed}); never the frozen eval slices' articles.\n"
         f"# On that sample: {json.dumps(report)}\n"
     )
     body = {
         "answerability": {
-            "kind": "none",
+            "kind": "strict",
             "strict_mode": "choice",
             "top_k": 3,
             "choice_sentences": 6,
