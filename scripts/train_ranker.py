@@ -15,14 +15,7 @@ almost every top candidate below the 0.55 threshold and refused most answerable 
 elsewhere (sample factuality 0.16), because these lexical features cannot tell a near miss
 from an answer; that is the answerability model's job (issue 14).
 
-The ranker is a logistic regression over rerank.FEATURES, computed by the stage's own
-`rerank.feature_rows` on candidates that the stage's own retrieval returns with the settings of
-configs/pipeline.yaml (query decomposition and glossary included), so every feature is measured
-the way `grounding run` measures it. SQuAD paragraphs have a title (the article's) and no section
-path; `title_coverage` therefore reads the document title only, in training and at run time, and a
-chunk's section path counts as its content (coverage, IDF coverage, entity match, proximity).
-What still differs: at run time a multi-part question takes its best probability over its parts;
-here each question is scored as asked.
+The ranker is a logistic regression over rerank.FEATURES.
 
 Usage: python scripts/train_ranker.py [--squad-dir DIR] [--out configs/ranker.yaml]
 """
@@ -30,7 +23,6 @@ Usage: python scripts/train_ranker.py [--squad-dir DIR] [--out configs/ranker.ya
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import pickle
 import tempfile
@@ -40,7 +32,6 @@ import numpy as np
 import yaml
 from sklearn.linear_model import LogisticRegression
 
-from flows.config import load_config
 from stages import contracts, indexing, rerank, retrieval
 from stages.models import embeddings
 
@@ -52,23 +43,8 @@ FROZEN_ARTICLES = {"Normans", "Huguenot", "Packet_switching"}
 CALIBRATION_ARTICLES = {"Imperialism", "French_and_Indian_War"}
 
 
-def serving_configs(pipeline: Path) -> tuple[indexing.Config, retrieval.Config]:
-    """The indexing and retrieval settings `grounding run` uses, so candidates and their fused
-    scores (the `rrf_norm` feature) come out as they do at run time."""
-    config = load_config(pipeline)
-    return config.stage_config("indexing"), config.stage_config("retrieval")
-
-
-def features_cache_path(folder: Path, *configs) -> Path:
-    """Cached features are only valid for the same feature code and retrieval settings."""
-    key = json.dumps(
-        [rerank.VERSION, list(rerank.FEATURES), *[c.model_dump(mode="json") for c in configs]],
-        sort_keys=True,
-    )
-    return folder / f"ranker-features-{hashlib.sha256(key.encode()).hexdigest()[:16]}.pkl"
-
-
-def question_features(scorer, question: str, vector, candidates: list[dict]) -> np.ndarray:
+def question_features(scorer, question: str, candidates: list[dict]) -> np.ndarray:
+    vector = embeddings.embed(embeddings.DEFAULT_EMBEDDING_MODEL, [question])[0]
     rows = [scorer.view.row_of[c["chunk_id"]] for c in candidates]
     rrf = [c["fused_score"] for c in candidates]
     return rerank.feature_rows(question, vector, rows, rrf, scorer.view, scorer.indexes, scorer.idf)
@@ -83,9 +59,7 @@ def squad_articles(squad_dir: Path) -> list[dict]:
     return articles
 
 
-def squad_examples(
-    articles: list[dict], workdir: Path, index_config: indexing.Config, search: retrieval.Config
-) -> tuple[list, list]:
+def squad_examples(articles: list[dict], workdir: Path) -> tuple[list, list]:
     """(features, labels) per question: (training split, calibration split)."""
     chunks, questions = [], []
     for a, article in enumerate(articles):
@@ -110,7 +84,7 @@ def squad_examples(
             for qa in paragraph["qas"]:
                 questions.append((a, doc_id, qa["question"], not qa.get("is_impossible", False)))
     chunk_table = contracts.from_rows(chunks, "chunks")
-    built = indexing.run({"chunks": chunk_table}, index_config)
+    built = indexing.run({"chunks": chunk_table}, indexing.Config())
     for blob in ("dense.faiss", "embeddings.npy"):
         (workdir / blob).write_bytes(built[blob])
     inputs = {
@@ -142,20 +116,22 @@ def squad_examples(
         ],
         "eligibility",
     )
-    found = retrieval.run({**inputs, "questions": q_table, "eligibility": eligibility}, search)
+    found = retrieval.run(
+        {**inputs, "questions": q_table, "eligibility": eligibility},
+        retrieval.Config(decompose=False),
+    )
     by_question: dict[str, list[dict]] = {}
     for c in found["candidates"].to_pylist():
         by_question.setdefault(c["question_id"], []).append(c)
-    scorer = rerank.Scorer(inputs, rerank.Config(embedding_model=search.embedding_model))
-    vectors = embeddings.embed(search.embedding_model, [q for _, _, q, _ in questions])
+    scorer = rerank.Scorer(inputs, rerank.Config())
     train, calibration = [], []
     for i, (article, doc_id, question, answerable) in enumerate(questions):
-        pool = [c for c in by_question.get(f"s{i}", []) if c["pool"] == "eligible"]
+        pool = by_question.get(f"s{i}", [])
         if not pool:
             continue
         labels = np.array([answerable and c["doc_id"] == doc_id for c in pool], dtype=float)
         split = calibration if articles[article]["title"] in CALIBRATION_ARTICLES else train
-        split.append((question_features(scorer, question, vectors[i], pool), labels))
+        split.append((question_features(scorer, question, pool), labels))
     return train, calibration
 
 
@@ -183,24 +159,6 @@ def expected_calibration_error(
     return float(total)
 
 
-def top1_hits(model: LogisticRegression, examples: list) -> dict[str, float]:
-    """Among questions whose gold paragraph is a candidate: how often the ranker puts it first,
-    against the fused (RRF) order it reranks."""
-    rrf = rerank.FEATURES.index("rrf_norm")
-    ranker, fused, n = 0, 0, 0
-    for features, labels in examples:
-        if not labels.any():
-            continue
-        n += 1
-        ranker += labels[int(np.argmax(model.decision_function(features)))]
-        fused += labels[int(np.argmax(features[:, rrf]))]
-    return {
-        "gold_candidate_questions": n,
-        "ranker_top1_hit": round(float(ranker / max(n, 1)), 4),
-        "fused_top1_hit": round(float(fused / max(n, 1)), 4),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -208,34 +166,25 @@ def main() -> None:
     parser.add_argument("--squad-dir", type=Path, default=SQUAD_DIR)
     parser.add_argument("--out", type=Path, default=ROOT / "configs" / "ranker.yaml")
     parser.add_argument(
-        "--pipeline",
-        type=Path,
-        default=ROOT / "configs" / "pipeline.yaml",
-        help="indexing and retrieval settings are read from here (what `grounding run` uses)",
-    )
-    parser.add_argument(
         "--features-cache",
         type=Path,
-        default=ROOT / ".cache",
-        help="folder where computed features are kept (keyed by feature code and settings)",
+        default=ROOT / ".cache" / "ranker-features-v2.pkl",
+        help="computed features are kept here so refitting takes seconds",
     )
     args = parser.parse_args()
     articles = squad_articles(args.squad_dir)
-    index_config, search = serving_configs(args.pipeline)
-    cache = features_cache_path(args.features_cache, index_config, search)
-    if cache.is_file():
-        train, calibration = pickle.loads(cache.read_bytes())
+    if args.features_cache.is_file():
+        train, calibration = pickle.loads(args.features_cache.read_bytes())
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            train, calibration = squad_examples(articles, Path(tmp), index_config, search)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_bytes(pickle.dumps((train, calibration)))
+            train, calibration = squad_examples(articles, Path(tmp))
+        args.features_cache.parent.mkdir(parents=True, exist_ok=True)
+        args.features_cache.write_bytes(pickle.dumps((train, calibration)))
     features = np.vstack([f for f, _ in train])
     labels = np.concatenate([y for _, y in train])
-    # lbfgs is deterministic; the seed only pins solvers that shuffle, should one be chosen.
-    model = LogisticRegression(C=1.0, max_iter=2000, random_state=0).fit(features, labels)
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(features, labels)
     top_logits, top_labels = top_candidates(model, train)
-    platt = LogisticRegression(C=100.0, random_state=0).fit(top_logits.reshape(-1, 1), top_labels)
+    platt = LogisticRegression(C=100.0).fit(top_logits.reshape(-1, 1), top_labels)
     scale, shift = float(platt.coef_[0][0]), float(platt.intercept_[0])
 
     def calibrated(examples):
@@ -250,11 +199,10 @@ def main() -> None:
             "top1_positive_rate": round(float(ys.mean()), 4),
             "ece": round(expected_calibration_error(probabilities, ys), 4),
             "mean_confidence": round(float(probabilities.mean()), 4),
-            **top1_hits(model, examples),
         }
     used = sorted({a["title"] for a in articles} - CALIBRATION_ARTICLES)
     ranker = {
-        "version": "learned-3",
+        "version": "learned-2",
         "features": list(rerank.FEATURES),
         "coef": [round(float(c), 6) for c in model.coef_[0]],
         "intercept": round(float(model.intercept_[0]), 6),

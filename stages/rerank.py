@@ -2,11 +2,8 @@
 
 Scorers (config `scorer`):
 - `learned` (default, offline): logistic regression over cheap features (MiniLM cosine, query
-  coverage, IDF-weighted coverage, document-title match, named-entity match, BM25 and RRF scores
-  normalised per question, term proximity). The coverage features read the chunk's title, section
-  path and text; `title_coverage` reads the document title only, the one heading every training
-  chunk has (SQuAD paragraphs carry no section path, so a feature over section paths would be a
-  weight the training never saw). Its weights are data (`configs/ranker.yaml`, trained
+  coverage, IDF-weighted coverage, title/section match, named-entity match, BM25 and RRF scores
+  normalised per question, term proximity). Its weights are data (`configs/ranker.yaml`, trained
   by `scripts/train_ranker.py` on SQuAD 2.0 articles only, never SciFact, the sample questions or
   a frozen eval set's articles), and its output is a probability that the chunk answers the
   question.
@@ -43,7 +40,7 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.6.0"  # 2.5: title_coverage on the title only; 2.6: strict judge picks the sentence
+VERSION = "2.5.0"  # 2.5: strict answerability can pick the answering sentence
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -147,12 +144,9 @@ class ChunkView:
         self._cache: dict[int, tuple[set[str], list[str], set[str]]] = {}
 
     def tokens(self, row: int) -> tuple[set[str], list[str], set[str]]:
-        """(body token set, body token list, title token set). The body is title, section path
-        and text; the last set is the document title alone, as `title_coverage` was trained."""
         if row not in self._cache:
             body = content_tokens(f"{self.headings[row]} {self.texts[row]}")
-            title = set(content_tokens(self.titles[row] or ""))
-            self._cache[row] = (set(body), body, title)
+            self._cache[row] = (set(body), body, set(content_tokens(self.headings[row])))
         return self._cache[row]
 
 
@@ -177,12 +171,12 @@ def feature_rows(
     dense = np.asarray(indexes.vectors[rows]) @ query_vector
     matrix = np.zeros((len(rows), len(FEATURES)))
     for i, row in enumerate(rows):
-        token_set, token_list, title = view.tokens(row)
+        token_set, token_list, heading = view.tokens(row)
         matrix[i] = (
             float(dense[i]),
             coverage(q_tokens, token_set),
             sum(idf.get(t, 0.0) for t in q_tokens & token_set) / q_idf,
-            coverage(q_tokens, title),
+            coverage(q_tokens, heading),
             coverage(entities, token_set) if entities else 1.0,
             float(bm25[i]) / bm25_max,
             rrf[i] / rrf_max,
@@ -478,24 +472,17 @@ def _rerank_question(
         allowed = scorer.indexes.rows_for_docs(eligible_docs)
         params = search.SearchParams(top_k=config.requery_top_k)
         hits = search.hybrid_search(scorer.indexes, [text], vector, allowed, params)
-        requeried = [
+        known = {c["chunk_id"] for c in candidates}
+        fresh = [
             {
                 "chunk_id": scorer.indexes.chunk_ids[hit.row],
                 "doc_id": scorer.indexes.doc_ids[hit.row],
                 **hit.scores(),
             }
             for hit in hits
+            if scorer.indexes.chunk_ids[hit.row] not in known
         ]
-        # Scored as the whole pool of the new search, as training scores a search's pool: the
-        # per-pool normalised features (bm25_norm, rrf_norm) of a new chunk are relative to the
-        # best hit of its search, not to the best of the leftovers, which would read as top-1.
-        requeried_conf = _score_pool(requeried, queries, vectors, scorer)
-        known = {c["chunk_id"] for c in candidates}
-        fresh, fresh_conf = [], []
-        for candidate, confidence in zip(requeried, requeried_conf, strict=True):
-            if candidate["chunk_id"] not in known:
-                fresh.append(candidate)
-                fresh_conf.append(confidence)
+        fresh_conf = _score_pool(fresh, queries, vectors, scorer)
         new_best = max(fresh_conf, default=None)
         improved = new_best is not None and new_best > best
         if improved:
