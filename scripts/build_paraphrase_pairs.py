@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from stages.common.text import SENTENCE_END_RE  # noqa: E402
+from stages.common.text import sentence_spans  # noqa: E402
 
 DEFAULT_SQUAD = ROOT.parent / "shared" / "datasets" / "squad2" / "train_first10_articles.json"
 OUT = ROOT / "eval" / "sets" / "paraphrase-pairs-v1"
@@ -427,30 +427,11 @@ def names_of(text: str) -> list[str]:
     return sorted({m.group(0) for m in NAME_RE.finditer(text) if m.group(0) not in MONTHS})
 
 
-def frozen_sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The sentence splitter paraphrase-pairs-v1 was built with (every ". X" ends a sentence;
-    stages.common.text now skips abbreviations). Kept so this script rebuilds v1 byte for byte;
-    a v2 set may use stages.common.text.sentence_spans."""
-    spans, start = [], 0
-    for match in SENTENCE_END_RE.finditer(text):
-        spans.append((start, match.start()))
-        start = match.end()
-    spans.append((start, len(text)))
-    trimmed = []
-    for begin, end in spans:
-        while begin < end and text[begin].isspace():
-            begin += 1
-        while end > begin and text[end - 1].isspace():
-            end -= 1
-        if end > begin:
-            trimmed.append((begin, end))
-    return trimmed
-
-
 def whole_sentences(context: str) -> list[str]:
     """Sentences of a paragraph that read as whole sentences: a split after an abbreviation
     ("St.", "r.", "Jr.") or inside a footnote mark leaves fragments, which are dropped."""
-    spans = frozen_sentence_spans(context)
+    # the splitter paraphrase-pairs-v1 was built with, so the builder still reproduces it
+    spans = sentence_spans(context, abbreviations=False)
     kept = []
     for i, (begin, end) in enumerate(spans):
         sentence = context[begin:end]

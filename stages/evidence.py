@@ -40,6 +40,10 @@ QUANTITY_QUESTION_RE = re.compile(
 )
 
 
+# Added to the judged sentence's score: above any word-match score (at most 1.15), so it leads.
+JUDGED_LIFT = 2.0
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -50,12 +54,6 @@ class Config(BaseModel):
     min_span_tokens: int = Field(3, ge=1)
     freshness_window_days: int = Field(182, ge=0)
     as_of: dt.date | None = None
-
-
-def score_sentence(
-    sub_tokens: set[str], sentence: str, heading: str, wants_quantity: bool
-) -> float:
-    return sentence_match(sub_tokens, sentence, heading, wants_quantity)
 
 
 def _sub_questions(question: str, decompositions: list[str]) -> list[str]:
@@ -79,7 +77,8 @@ def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
                 sentence.endswith("?") or len(content_tokens(sentence)) < config.min_span_tokens
             ):
                 continue
-            score = score_sentence(sub_tokens, sentence, heading, wants_quantity)
+            score = sentence_match(sub_tokens, sentence, heading, wants_quantity)
+            lift = JUDGED_LIFT if judged else 0.0
             if score < config.min_span_coverage and not judged:
                 continue
             spans.append(
@@ -88,7 +87,7 @@ def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
                     "start": chunk["char_start"] + start,
                     "end": chunk["char_start"] + end,
                     "text": sentence,
-                    "score": score * (0.5 + 0.5 * chunk["confidence"]) + (2.0 if judged else 0),
+                    "score": score * (0.5 + 0.5 * chunk["confidence"]) + lift,
                 }
             )
     return sorted(spans, key=lambda s: (-s["score"], s["chunk"]["chunk_id"], s["start"]))

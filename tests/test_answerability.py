@@ -219,7 +219,7 @@ def test_choice_probabilities_come_from_the_digit_tokens():
         p_choices_from_top_logprobs([{"token": "The", "logprob": -0.1}], 3)
 
 
-def test_the_judged_sentence_leads_the_evidence(tiny_index, monkeypatch):
+def test_the_judged_sentence_is_marked_on_its_chunk(tiny_index, monkeypatch):
     class SecondSentence:
         model_id = "second"
 
@@ -236,3 +236,25 @@ def test_the_judged_sentence_leads_the_evidence(tiny_index, monkeypatch):
     top = ranked[0]
     assert top["answer_start"] is not None and top["answer_end"] > top["answer_start"]
     assert all(r["answer_start"] is None for r in ranked[1:])
+
+
+def test_the_judged_sentence_leads_the_evidence():
+    from stages import evidence
+
+    text = "The Team plan costs 12 euros per user. Prices for the Team plan change in May."
+    judged = text.index("Prices")
+    chunk = {
+        "chunk_id": "prices#0000",
+        "doc_id": "prices",
+        "title": "Prices",
+        "section_path": "",
+        "text": text,
+        "char_start": 100,
+        "confidence": 0.8,
+    }
+    question = "What does the Team plan cost?"
+    plain = evidence._spans_for(question, [chunk], evidence.Config())
+    assert plain[0]["text"].startswith("The Team plan costs")  # word match alone
+    marked = {**chunk, "answer_span": (judged, len(text))}
+    spans = evidence._spans_for(question, [marked], evidence.Config())
+    assert spans[0]["text"].startswith("Prices") and spans[0]["start"] == 100 + judged

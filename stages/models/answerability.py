@@ -167,16 +167,13 @@ class YesNoAnswerability:
                 p_yes = self.model.p_yes(STRICT_SYSTEM, user)
             except JudgeError as exc:
                 raise AnswerabilityError(str(exc)) from exc
-            results.append(self._calibrated(p_yes))
+            results.append(platt(p_yes, self.settings))
         return results
 
     def judge(
         self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
     ) -> Judgement:
         return Judgement(self.probabilities(question, passages))
-
-    def _calibrated(self, p_yes: float) -> float:
-        return platt(p_yes, self.settings)
 
 
 def platt(probability: float, settings: AnswerabilitySettings) -> float:
