@@ -22,4 +22,5 @@ BENCHES = {
     "tables": "bench.tables",
     "scale": "bench.scale",
     "embeddings": "bench.embeddings",
+    "setup": "bench.setup",
 }

@@ -17,6 +17,7 @@ TITLES = {
     "ocr": "OCR of scanned pages: words recovered, seconds per page",
     "tables": "Tables as chunks: one-cell questions cited to their row",
     "scale": "Large corpora: full build and incremental re-runs",
+    "setup": "A fresh machine: `make setup` with empty package caches",
     "paraphrase": "Paraphrase pairs: groundedness that reads meaning (issue 12)",
 }
 

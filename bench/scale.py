@@ -6,7 +6,9 @@ for benchmarking only), one Markdown file per abstract, no catalog: the layout o
 numbered title, so the text differs and every copy is parsed and embedded.
 
 Per size, each build is a child process (snapshot, ingestion, indexing through the executor,
-into one store) whose peak RSS is its own ru_maxrss (os.wait4, as the `user_folder` bench):
+into one store, documents parsed in one process per core as `grounding run` does). Its peak RSS is
+reported twice: the largest single process (ru_maxrss from os.wait4, as the `user_folder` bench)
+and the largest sum over the child and the parsing processes it starts (sampled every 0.1 s):
 1. the full build (cold store);
 2. +1 new document and 1 edited one (target: <= 5 % of the full build's time);
 3. 1 % of the documents edited (target: <= 10 %);
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -66,9 +70,10 @@ def edit(folder: Path, name: str) -> None:
 # ---------------------------------------------------------------- one build (in a child process)
 
 
-def child(corpus: str, store_path: str, out: str) -> None:
-    """Snapshot + ingestion + indexing into `store_path`; timings and counts to `out`."""
-    from flows.executor import execute_stage, store_source
+def child(corpus: str, store_path: str, out: str, overrides: str = "{}") -> None:
+    """Snapshot + ingestion + indexing into `store_path`; timings and counts to `out`.
+    `overrides` (JSON, stage -> field -> value) are the bench's `--set` for these two stages."""
+    from flows.executor import execute_stage, local_processes, store_source
     from stages import indexing, ingestion
     from stages.common.stat_cache import StatCache
     from stages.common.text import tokenize
@@ -82,9 +87,18 @@ def child(corpus: str, store_path: str, out: str) -> None:
         stat_cache = StatCache(Path(store_path) / "corpus.stat" / "bench.json")
         snapshot = ingestion.snapshot_corpus(corpus, stat_cache=stat_cache)
         source = store_source(store, "corpus", snapshot, "corpus_files")
-    ingested = execute_stage(store, "ingestion", ingestion.Config(), {"corpus": source.ref})
+    settings = json.loads(overrides)
+    processes = local_processes(None)  # the default runner's: one per CPU core
+    ingested = execute_stage(
+        store,
+        "ingestion",
+        ingestion.Config(**settings.get("ingestion", {})),
+        {"corpus": source.ref},
+        processes=processes,
+    )
     seconds["ingestion"] = round(ingested.seconds, 3)
-    indexed = execute_stage(store, "indexing", indexing.Config(), {"ingestion": ingested.ref})
+    index_config = indexing.Config(**settings.get("indexing", {}))
+    indexed = execute_stage(store, "indexing", index_config, {"ingestion": ingested.ref})
     seconds["indexing"] = round(indexed.seconds, 3)
     total = time.perf_counter() - started
     chunks = store.read_table(ingested.ref, "chunks")
@@ -98,7 +112,7 @@ def child(corpus: str, store_path: str, out: str) -> None:
         )
     ]
     with common.timed(seconds, "bm25_rebuild_alone"):  # what rebuilding BM25 whole costs
-        config = indexing.Config()
+        config = index_config
         indexing.bm25_weights([tokenize(t) for t in texts], config.k1, config.b, config.epsilon)
     computed = {}
     for result in (ingested, indexed):
@@ -112,31 +126,75 @@ def child(corpus: str, store_path: str, out: str) -> None:
         "hashed": stat_cache.hashed,
         "parsed": computed.get("ingestion.parts", 0),
         "embedded": computed.get("indexing.embeddings", 0),
+        "parse_processes": processes,
         "refs": {"ingestion": ingested.ref.path, "indexing": indexed.ref.path},
     }
     Path(out).write_text(json.dumps(record))
 
 
-def build(corpus: Path, store: Path, work: Path, label: str) -> dict[str, Any]:
+class TreeMemory:
+    """The largest RSS sum of a process and its descendants, sampled on a thread: ru_maxrss
+    sees one process at a time, and the build starts parsing processes."""
+
+    def __init__(self, pid: int, every_s: float = 0.1) -> None:
+        self.peak_bytes = 0
+        self._pid, self._every = pid, every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self._pid)
+        except psutil.NoSuchProcess:
+            return
+        while not self._stop.is_set():
+            total = 0
+            for process in (root, *root.children(recursive=True)):
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak_bytes = max(self.peak_bytes, total)
+            self._stop.wait(self._every)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return round(self.peak_bytes / 2**20, 1)
+
+
+def build(
+    corpus: Path, store: Path, work: Path, label: str, overrides: dict | None = None
+) -> dict[str, Any]:
     """One build as a child process: its wall time (imports and model load included) and RSS."""
     out = work / f"{label}.json"
-    code = f"from bench.scale import child; child({str(corpus)!r}, {str(store)!r}, {str(out)!r})"
+    arguments = ", ".join(repr(str(a)) for a in (corpus, store, out, json.dumps(overrides or {})))
+    code = f"from bench.scale import child; child({arguments})"
     log = work / f"{label}.log"
     started = time.perf_counter()
     with open(log, "w") as output:
         process = subprocess.Popen(
             [sys.executable, "-c", code], cwd=common.ROOT, stdout=output, stderr=output
         )
+        memory = TreeMemory(process.pid)
         _, status, usage = os.wait4(process.pid, 0)
+        tree_mb = memory.stop()
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"build {label} failed: {log.read_text(errors='replace')[-2000:]}")
     record = json.loads(out.read_text())
-    record.update(wall_s=round(wall, 2), peak_rss_mb=round(usage.ru_maxrss / 1024, 1))
+    record.update(
+        wall_s=round(wall, 2),
+        peak_rss_mb=round(usage.ru_maxrss / 1024, 1),
+        peak_rss_all_processes_mb=tree_mb,
+    )
     common.console.print(
         f"{label}: {record['wall_s']} s wall, stages {record['stages_s']} s, parsed "
         f"{record['parsed']}, embedded {record['embedded']}, {record['chunks']} chunks, peak RSS "
-        f"{record['peak_rss_mb']} MB",
+        f"{record['peak_rss_mb']} MB (all processes {tree_mb} MB)",
         markup=False,
     )
     return record
@@ -167,25 +225,25 @@ def leftovers(record: dict[str, Any], deleted_ids: set[str]) -> dict[str, int]:
 # ---------------------------------------------------------------- the bench
 
 
-def run_size(size: int, work: Path) -> dict[str, Any]:
+def run_size(size: int, work: Path, overrides: dict | None = None) -> dict[str, Any]:
     docs = abstracts(size)
     corpus, store = work / f"corpus-{size}", work / f"store-{size}"
     corpus.mkdir()
     for doc in docs:
         write_doc(corpus, doc)
-    full = build(corpus, store, work, f"{size}-full")
+    full = build(corpus, store, work, f"{size}-full", overrides)
     extra = abstracts(size + 1)[-1]
     write_doc(corpus, extra)
     edit(corpus, docs[0]["name"])
-    add_and_edit = build(corpus, store, work, f"{size}-add-and-edit-one")
+    add_and_edit = build(corpus, store, work, f"{size}-add-and-edit-one", overrides)
     step = 100  # every 100th document: 1 %
     for doc in docs[1::step]:
         edit(corpus, doc["name"])
-    edit_percent = build(corpus, store, work, f"{size}-edit-one-percent")
+    edit_percent = build(corpus, store, work, f"{size}-edit-one-percent", overrides)
     deleted = docs[2::step]
     for doc in deleted:
         (corpus / doc["name"]).unlink()
-    delete_percent = build(corpus, store, work, f"{size}-delete-one-percent")
+    delete_percent = build(corpus, store, work, f"{size}-delete-one-percent", overrides)
     left = leftovers(delete_percent, {Path(d["name"]).stem for d in deleted})
     assert not any(left.values()), f"deleted documents left in the indexes: {left}"
     reruns = {
@@ -212,9 +270,24 @@ def run_size(size: int, work: Path) -> dict[str, Any]:
     }
 
 
+def result_name(overrides: dict | None) -> str:
+    """`scale`, or `scale-<settings>` for a run with `--set` (the default's figures stay)."""
+    settings = [
+        f"{field}-{value}"
+        for fields in (overrides or {}).values()
+        for field, value in fields.items()
+    ]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join(settings)).strip("-")[:80]
+    return f"{NAME}-{slug}" if slug else NAME
+
+
 def run(
-    results_dir: Path | None = None, sizes: list[int] | None = None, **_: Any
+    results_dir: Path | None = None,
+    sizes: list[int] | None = None,
+    overrides: dict | None = None,
+    **_: Any,
 ) -> dict[str, Any]:
+    overrides = {k: v for k, v in (overrides or {}).items() if k in ("ingestion", "indexing")}
     sizes = list(sizes or DEFAULT_SIZES)
     abstracts(1)  # Skipped now, not after a build, when the data set is absent
     started = time.perf_counter()
@@ -222,22 +295,24 @@ def run(
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         for size in sizes:
             common.console.rule(f"{size} documents")
-            results[str(size)] = run_size(size, Path(tmp))
+            results[str(size)] = run_size(size, Path(tmp), overrides)
     payload = {
         "status": "ok",
         "sizes": results,
+        "overrides": overrides,
+        "cpu_count": os.cpu_count(),
         "runtime_s": round(time.perf_counter() - started, 1),
         "stage_versions": common.stage_versions(),
         "git_commit": common.git_commit(),
     }
-    common.write_result(NAME, payload, results_dir)
+    common.write_result(result_name(overrides), payload, results_dir)
     return payload
 
 
 def summarize(result: dict[str, Any]) -> str:
     lines = [
         "| documents | build | chunks | wall s | ingestion s | indexing s | parsed | embedded "
-        "| peak RSS MB | wall / full (target) |",
+        "| peak RSS MB, one process / all | wall / full (target) |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for size, figures in result["sizes"].items():
@@ -248,7 +323,8 @@ def summarize(result: dict[str, Any]) -> str:
             lines.append(
                 f"| {size} | {name.replace('_', ' ')} | {record['chunks']} | {record['wall_s']} "
                 f"| {record['seconds']['ingestion']} | {record['seconds']['indexing']} "
-                f"| {record['parsed']} | {record['embedded']} | {record['peak_rss_mb']} | {shown} |"
+                f"| {record['parsed']} | {record['embedded']} | {record['peak_rss_mb']} / "
+                f"{record.get('peak_rss_all_processes_mb', '–')} | {shown} |"
             )
     lines.append("")
     lines.append(

@@ -36,6 +36,9 @@ class TaskRunnerConfig(BaseModel):
     # On Dask, ingestion's documents and indexing's chunk vectors are computed in mapped
     # partitions of about this many items before the stage assembles its artifact.
     partition_size: int = Field(256, ge=1)
+    # Without Dask, documents to parse (pure Python, GIL-bound) are spread over this many local
+    # processes when there are enough of them; null = one per CPU core, 1 = in-process only.
+    parse_processes: int | None = Field(None, ge=1)
 
 
 class PipelineConfig(BaseModel):

@@ -58,7 +58,7 @@ def evaluate(
     root: Path = ROOT,
 ) -> EvalResult:
     """Verify the set, run every stage on it (the artifact store caches) and compute the metrics."""
-    from flows.executor import execute_stage, questions_table, run_stages
+    from flows.executor import questions_table, run_stages
     from stages.store import ArtifactStore
 
     eval_set = verify_set(resolve_set(set_name, root), root)
@@ -67,7 +67,7 @@ def evaluate(
         eval_set.questions, config.default_principal, config.default_query_type, eval_set.name
     )
     started = time.perf_counter()
-    result = run_stages(config, table, runner or execute_stage)
+    result = run_stages(config, table, runner)
     metrics, rows = compute_metrics(eval_set, config, result, ArtifactStore(config.store))
     wall = time.perf_counter() - started
     metrics["axes"]["cost"]["wall_seconds"] = round(wall, 2)

@@ -12,10 +12,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
+import multiprocessing
 import os
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,7 @@ from flows.registry import STAGES, WIRING
 from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
 from stages import contracts
-from stages.common import parts_cache
+from stages.common import parts_cache, progress
 from stages.common.stat_cache import StatCache
 from stages.ingestion import snapshot_corpus
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
@@ -395,12 +398,15 @@ def execute_stage(
     plan: QuestionPlan | None = None,
     run_batches: BatchRunner = run_batches_inline,
     parts_filled: dict[str, int] | None = None,
+    processes: int = 1,
 ) -> StageResult:
     """Run one stage unless its artifact already exists (flows/pipeline.py wraps it in a task).
 
     A per-question stage computes only the questions no earlier batch holds, then assembles its
     artifact (same key as a whole-stage run) from cached and new rows. `parts_filled` counts the
-    parts partitions computed before (`fill_partition`), for the manifest."""
+    parts partitions computed before (`fill_partition`), for the manifest. With `processes` > 1,
+    a stage whose parts hold the GIL (parsing) computes them in that many local processes first
+    (`fill_in_processes`)."""
     wiring = wiring or WIRING[name]
     started = time.perf_counter()
     key = stage_key(name, config, refs, wiring)
@@ -415,6 +421,9 @@ def execute_stage(
         outputs = assemble_outputs(store, name, plan)
         extra = {"batch_keys": sorted({ref.key for ref in plan.cached.values()})}
     else:
+        if processes > 1 and getattr(STAGES[name], "PARTS_HOLD_GIL", False):
+            filled = fill_in_processes(store, name, config, refs, wiring, processes)
+            parts_filled = _add_counts(parts_filled or {}, filled)
         # parts (parsed documents, chunk vectors) the stage caches go to this store; the packs
         # it used are listed like batches, so garbage collection keeps them with the artifact
         with parts_cache.session(store) as parts:
@@ -481,6 +490,55 @@ def fill_partition(
     return {"parts_computed": parts.computed(), "host": socket.gethostname(), "pid": os.getpid()}
 
 
+# Starting a process costs seconds (it imports the parsers), so each must get at least this many
+# documents; a small corpus or a small change is parsed in-process.
+MIN_PARTS_PER_PROCESS = 32
+
+
+def _add_counts(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    return {k: total.get(k, 0) + more.get(k, 0) for k in {*total, *more}}
+
+
+def fill_in_processes(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str] | None,
+    processes: int,
+) -> dict[str, int]:
+    """A whole stage's missing parts (ingestion: the documents to parse) computed in up to
+    `processes` local processes, partition by partition, into the store's parts cache; the stage
+    then assembles its artifact from the warm cache, exactly as in one process (the same path
+    Dask takes, flows/pipeline.py). Threads would not help: parsing holds the GIL. Returns the
+    parts computed, by namespace; {} when there is too little to be worth the processes."""
+    wiring = wiring or WIRING[name]
+    missing = [item for p in stage_partitions(store, name, config, refs, wiring, 1) for item in p]
+    workers = min(processes, len(missing) // MIN_PARTS_PER_PROCESS)
+    if workers < 2:
+        return {}
+    # several partitions per process: they balance the load, and the bar moves
+    size = max(8, math.ceil(len(missing) / (workers * 8)))
+    partitions = [missing[i : i + size] for i in range(0, len(missing), size)]
+    counts: dict[str, int] = {}
+    # spawn, not fork: the parent may hold torch's and OpenMP's threads, which fork breaks
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [
+            pool.submit(fill_partition, store, name, config, refs, wiring, partition)
+            for partition in partitions
+        ]
+        description = f"{name}: {len(missing)} parts in {workers} processes"
+        for future in progress.track(as_completed(futures), description, total=len(futures)):
+            counts = _add_counts(counts, future.result()["parts_computed"])
+    return counts
+
+
+def local_processes(requested: int | None) -> int:
+    """Processes for GIL-bound parts: as asked, or one per CPU core (`None`)."""
+    return requested or os.cpu_count() or 1
+
+
 def _lineage(store: ArtifactStore, refs: dict[str, ArtifactRef]) -> dict[str, str]:
     """Keys and versions of everything upstream, so an index manifest names its chunker version
     and corpus snapshot."""
@@ -502,10 +560,17 @@ def _row_counts(store: ArtifactStore, ref: ArtifactRef) -> dict[str, int]:
 StageRunner = Callable[..., StageResult]
 
 
+def plain_runner(config: PipelineConfig) -> StageRunner:
+    """`execute_stage` with the config's local processes for parsing."""
+    processes = local_processes(config.task_runner.parse_processes)
+    return functools.partial(execute_stage, processes=processes)
+
+
 def run_stages(
-    config: PipelineConfig, questions: pa.Table, runner: StageRunner = execute_stage
+    config: PipelineConfig, questions: pa.Table, runner: StageRunner | None = None
 ) -> PipelineResult:
     """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow."""
+    runner = runner or plain_runner(config)
     store = config.artifact_store()
     _notify("start", "sources")
     results = {
@@ -583,5 +648,5 @@ def run_shared_stages(config: PipelineConfig) -> dict[str, StageResult]:
     results = {"corpus": store_source(store, "corpus", corpus_snapshot(config), "corpus_files")}
     for name in shared_stages():
         refs = {producer: results[producer].ref for producer in set(WIRING[name].values())}
-        results[name] = execute_stage(store, name, config.stage_config(name), refs)
+        results[name] = plain_runner(config)(store, name, config.stage_config(name), refs)
     return results

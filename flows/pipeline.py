@@ -24,6 +24,7 @@ from flows.executor import (
     execute_stage,
     fill_partition,
     is_per_question,
+    local_processes,
     plan_questions,
     questions_table,
     run_batch,
@@ -47,6 +48,7 @@ def stage_task(
     batch_size: int = DEFAULT_BATCH_SIZE,
     plan: QuestionPlan | None = None,
     parts_filled: dict[str, int] | None = None,
+    processes: int = 1,
 ) -> StageResult:
     return execute_stage(
         store,
@@ -57,6 +59,7 @@ def stage_task(
         batch_size=batch_size,
         plan=plan,
         parts_filled=parts_filled,
+        processes=processes,
     )
 
 
@@ -142,13 +145,15 @@ def prefect_stage_runner(
     wiring: dict[str, str] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     partition_size: int | None = None,
+    processes: int = 1,
 ) -> StageResult:
     """Each stage as its own Prefect task run, named after the stage, tagged with its VERSION.
     A per-question stage's missing questions run first as mapped batch tasks (in the flow, where
     the task runner is); the stage task then assembles the artifact from the batches. With a
     `partition_size`, a whole stage's missing parts (ingestion's documents, indexing's chunk
     vectors) are first computed the same way, as mapped partition tasks, and the stage task
-    assembles its artifact from the warm parts cache."""
+    assembles its artifact from the warm parts cache. Without one, `processes` > 1 lets the
+    stage task parse documents in local processes (flows/executor.py `fill_in_processes`)."""
     wiring = wiring or WIRING[name]
     started = time.perf_counter()
     named = stage_task.with_options(
@@ -166,7 +171,7 @@ def prefect_stage_runner(
         plan = plan_questions(store, name, config, refs, wiring)
         computed = len(plan.missing)
         plan = compute_missing(store, name, config, refs, wiring, plan, batch_size, _submit_batches)
-    result = named(store, name, config, refs, wiring, batch_size, plan)
+    result = named(store, name, config, refs, wiring, batch_size, plan, processes=processes)
     if plan is not None:
         result.seconds = time.perf_counter() - started
         result.questions_computed = computed
@@ -201,11 +206,14 @@ def run_pipeline_flow(config: PipelineConfig, questions: list[dict]) -> Pipeline
 
 
 def stage_runner_for(settings: TaskRunnerConfig) -> StageRunner:
-    """On Dask, whole stages are spread over the workers in partitions too; threads gain
-    nothing from that (parsing holds the GIL, torch already uses every core)."""
+    """On Dask, whole stages are spread over the workers in partitions too. Threads gain
+    nothing from that (parsing holds the GIL, torch already uses every core), so with threads
+    documents are parsed in local processes instead."""
     if settings.kind == "dask":
         return functools.partial(prefect_stage_runner, partition_size=settings.partition_size)
-    return prefect_stage_runner
+    return functools.partial(
+        prefect_stage_runner, processes=local_processes(settings.parse_processes)
+    )
 
 
 @flow(name="grounding-pipeline", log_prints=True, validate_parameters=False)

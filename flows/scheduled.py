@@ -158,9 +158,11 @@ def question_inbox_flow(
 # ---------------------------------------------------------------- corpus re-index
 
 
-def reindex(settings, corpus_dir: Path) -> dict:
-    """Ingestion + indexing when the corpus snapshot changed since the last re-index."""
-    from flows.executor import corpus_snapshot, execute_stage, store_source
+def reindex(settings, corpus_dir: Path, runner=None) -> dict:
+    """Ingestion + indexing when the corpus snapshot changed since the last re-index. `runner`
+    runs a stage (flows/executor.py `execute_stage` by default; inside the flow, Prefect tasks
+    that spread parsing and embedding over Dask partitions when the config asks for Dask)."""
+    from flows.executor import corpus_snapshot, plain_runner, store_source
     from flows.registry import WIRING
     from stages.store import ArtifactStore
 
@@ -176,11 +178,12 @@ def reindex(settings, corpus_dir: Path) -> dict:
     previous = state.get(str(corpus_dir), {}).get("snapshot_key")
     changed = previous != snapshot.ref.key
     results = {"corpus": snapshot}
+    runner = runner or plain_runner(settings)
     if changed:
         for name in INDEX_STAGES:
             refs = {p: results[p].ref for p in set(WIRING[name].values())}
             with logs.stage_scope(name):
-                results[name] = execute_stage(store, name, settings.stage_config(name), refs)
+                results[name] = runner(store, name, settings.stage_config(name), refs)
                 log.info(
                     "stage done in %.2fs (%s)",
                     results[name].seconds,
@@ -198,6 +201,11 @@ def reindex(settings, corpus_dir: Path) -> dict:
     }
 
 
+@flow(name="corpus-reindex-stages", validate_parameters=False)
+def reindex_stages(settings, corpus_dir: Path, runner) -> dict:
+    return reindex(settings, corpus_dir, runner)
+
+
 @flow(name="corpus-reindex", log_prints=True, validate_parameters=False)
 def corpus_reindex_flow(
     corpus: str | None = None,
@@ -205,9 +213,15 @@ def corpus_reindex_flow(
     overrides: dict[str, Any] | None = None,
 ) -> dict:
     """Snapshot the corpus; re-ingest and re-index only when it changed."""
+    from flows.pipeline import build_task_runner, stage_runner_for
+
     _flow_logging()
     settings = _settings(config_path, overrides)
-    outcome = reindex(settings, _path(corpus) if corpus else settings.corpus)
+    # the stages run as tasks of a subflow on the configured task runner: on Dask, documents
+    # and chunk vectors are computed in partitions over the workers, as in `grounding run`
+    stages = reindex_stages.with_options(task_runner=build_task_runner(settings.task_runner))
+    corpus_dir = _path(corpus) if corpus else settings.corpus
+    outcome = stages(settings, corpus_dir, stage_runner_for(settings.task_runner))
     verdict = "changed: re-indexed" if outcome["changed"] else "unchanged: nothing to do"
     publish_tables(
         "corpus-reindex",

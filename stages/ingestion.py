@@ -63,6 +63,8 @@ VERSION = "1.7.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip ab
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
+# Parsing is pure Python under the GIL: a runner computes many documents' parts in processes.
+PARTS_HOLD_GIL = True
 
 # unstructured's formats, plus every suffix a reader in stages.formats reads
 DOCUMENT_SUFFIXES = tuple(
@@ -624,18 +626,24 @@ def _text_of(data: bytes, config: Config, notes: ParseNotes) -> str:
     return decoded.text
 
 
+# unstructured detects each document's language with langdetect (~13 ms of a small Markdown file's
+# ~45 ms) only to fill `metadata.languages`, which nothing here reads (a document's language comes
+# from its catalog row); [""] skips that step and leaves the elements otherwise identical.
+NO_LANGUAGE_DETECTION = {"languages": [""]}
+
+
 def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> list[Any]:
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in (".md", ".markdown"):
         from unstructured.partition.md import partition_md
 
-        return partition_md(text=_text_of(data, config, notes))
+        return partition_md(text=_text_of(data, config, notes), **NO_LANGUAGE_DETECTION)
     if suffix in (".html", ".htm"):
         return _partition_html(_text_of(data, config, notes), config, notes)
     if suffix == ".txt":
         from unstructured.partition.text import partition_text
 
-        return partition_text(text=_text_of(data, config, notes))
+        return partition_text(text=_text_of(data, config, notes), **NO_LANGUAGE_DETECTION)
     if suffix == ".docx":
         from unstructured.partition.docx import partition_docx
 
@@ -643,7 +651,9 @@ def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> lis
         options = ReadOptions(path=path, config=config)
         describer = FigureDescriber(options)
         try:
-            return partition_docx(file=io.BytesIO(_with_alt_text(data, describer)))
+            return partition_docx(
+                file=io.BytesIO(_with_alt_text(data, describer)), **NO_LANGUAGE_DETECTION
+            )
         finally:
             describer.close()
             notes.warnings.extend(options.warnings)
@@ -722,10 +732,10 @@ def _partition_html(html: str, config: Config, notes: ParseNotes) -> list[Any]:
                 "text read without its structure",
             )
         )
-        return partition_text(text=_flat_html_text(html))
+        return partition_text(text=_flat_html_text(html), **NO_LANGUAGE_DETECTION)
     from unstructured.partition.html import partition_html
 
-    return partition_html(text=_with_figure_text(html))
+    return partition_html(text=_with_figure_text(html), **NO_LANGUAGE_DETECTION)
 
 
 def _with_figure_text(html: str) -> str:

@@ -158,3 +158,91 @@ def test_runner_and_store_settings_from_config(tmp_path):
     )
     remote = load_test_config(tmp_path, store="s3://bucket/prefix")
     assert remote.store == "s3://bucket/prefix"  # a URL is not made relative to the project
+
+
+# ---------------------------------------------------------------- parsing in local processes
+
+
+def _notes_corpus(folder, count: int):
+    folder.mkdir()
+    for n in range(count):
+        (folder / f"note-{n:02d}.md").write_text(
+            f"# Depot note {n}\n\nOrder {n} ships in {n + 2} days from the depot in Leeds.\n"
+        )
+    return folder
+
+
+def test_documents_parsed_in_local_processes_give_the_in_process_artifact(tmp_path, monkeypatch):
+    """Parsing holds the GIL, so without Dask the runner parses many documents in spawned
+    processes first; the stage then assembles the very artifact one process builds."""
+    from flows import executor
+    from stages.store import ArtifactStore
+    from tests.conftest import artifact_digests
+
+    monkeypatch.setattr(executor, "MIN_PARTS_PER_PROCESS", 2)  # 12 documents are enough here
+    snapshot = ingestion.snapshot_corpus(str(_notes_corpus(tmp_path / "corpus", 12)))
+    built = {}
+    for label, processes in (("one", 1), ("two", 2)):
+        store = ArtifactStore(tmp_path / label)
+        source = executor.store_source(store, "corpus", snapshot, "corpus_files")
+        result = executor.execute_stage(
+            store, "ingestion", ingestion.Config(), {"corpus": source.ref}, processes=processes
+        )
+        built[label] = (store, result.ref)
+        computed = store.manifest(result.ref)["parts_computed"][ingestion.PARTS_NAMESPACE]
+        assert computed == 12, label
+    (one, one_ref), (two, two_ref) = built["one"], built["two"]
+    assert two_ref.key == one_ref.key
+    assert artifact_digests(two, {"ingestion": two_ref}) == artifact_digests(
+        one, {"ingestion": one_ref}
+    )
+    pids = {two.manifest(r)["pid"] for r in two.list_refs(ingestion.PARTS_NAMESPACE)}
+    assert pids and os.getpid() not in pids  # parsed in the spawned processes
+    assert {one.manifest(r)["pid"] for r in one.list_refs(ingestion.PARTS_NAMESPACE)} == {
+        os.getpid()
+    }
+
+
+def test_few_documents_are_parsed_in_process(tmp_path):
+    """Starting a process costs seconds: below MIN_PARTS_PER_PROCESS documents per process,
+    nothing is spawned."""
+    from flows import executor
+    from stages.store import ArtifactStore
+
+    store = ArtifactStore(tmp_path / "store")
+    snapshot = ingestion.snapshot_corpus(str(_notes_corpus(tmp_path / "corpus", 3)))
+    source = executor.store_source(store, "corpus", snapshot, "corpus_files")
+    refs = {"corpus": source.ref}
+    assert executor.fill_in_processes(store, "ingestion", ingestion.Config(), refs, None, 8) == {}
+    result = executor.execute_stage(store, "ingestion", ingestion.Config(), refs, processes=8)
+    pids = {store.manifest(r)["pid"] for r in store.list_refs(ingestion.PARTS_NAMESPACE)}
+    assert pids == {os.getpid()} and result.rows["documents"] == 3
+
+
+def test_corpus_reindex_flow_spreads_documents_and_vectors_over_dask(tmp_path):
+    """The scheduled `corpus-reindex` deployment on `task_runner.kind: dask` parses documents
+    and embeds chunks in partitions on the workers, as `grounding run` does."""
+    pytest.importorskip("prefect_dask")
+    from flows.scheduled import corpus_reindex_flow
+    from tests.conftest import ROOT
+
+    corpus = _notes_corpus(tmp_path / "corpus", 4)
+    overrides = {
+        "store": str(tmp_path / "artifacts"),
+        "runs_dir": str(tmp_path / "runs"),
+        "task_runner.kind": "dask",
+        "task_runner.n_workers": 2,
+        "task_runner.partition_size": 2,
+    }
+    config_path = str(ROOT / "configs" / "pipeline.yaml")
+    outcome = corpus_reindex_flow(str(corpus), config_path, overrides)
+    assert outcome["changed"]
+    assert [r["stage"] for r in outcome["stages"]] == ["corpus", "ingestion", "indexing"]
+    config = load_test_config(tmp_path)
+    store = config.artifact_store()
+    packs = [store.manifest(r) for r in store.list_refs(ingestion.PARTS_NAMESPACE)]
+    assert len(packs) == 2  # 4 documents in partitions of 2
+    packs += [store.manifest(r) for r in store.list_refs(indexing.EMBEDDINGS_NAMESPACE)]
+    assert os.getpid() not in {pack["pid"] for pack in packs}
+    again = corpus_reindex_flow(str(corpus), config_path, overrides)
+    assert not again["changed"]

