@@ -38,7 +38,7 @@ DEPTH = 100
 
 
 def runtimes() -> dict[str, str]:
-    from stages.models.embeddings import DEFAULT_EMBEDDING_MODEL
+    from stages.models.embeddings import PACKAGED_EMBEDDING_MODEL as DEFAULT_EMBEDDING_MODEL
 
     return {
         "torch-fp32": DEFAULT_EMBEDDING_MODEL,

@@ -1436,6 +1436,21 @@ def _prepare_parsers(max_element_chars: int) -> None:
     """Cheap after the first call (unstructured keeps its spaCy pipeline)."""
     patch_unstructured_spacy()
     _bound_element_heuristics(max_element_chars)
+    _skip_narrative_check()
+
+
+def _not_narrative(text: str, *args: Any, **kwargs: Any) -> bool:
+    return False
+
+
+def _skip_narrative_check() -> None:
+    """unstructured's HTML parser (html and Markdown) runs spaCy's tagger and parser over every
+    paragraph, half of a small Markdown file's parse time, only to call it NarrativeText rather
+    than Text. Both are plain text here (`_blocks` reads Title, Table, Image and page furniture
+    only, and the HTML parser never derives a Title from text), so that check answers "no"."""
+    import unstructured.partition.html.parser as html_parser
+
+    html_parser.is_possible_narrative_text = _not_narrative
 
 
 def _stamped(table: pa.Table, indexed_at: dt.datetime) -> pa.Table:

