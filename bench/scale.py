@@ -151,8 +151,12 @@ class TreeMemory:
         except psutil.NoSuchProcess:
             return
         while not self._stop.is_set():
+            try:
+                processes = [root, *root.children(recursive=True)]
+            except psutil.Error:  # the build has just ended
+                return
             total = 0
-            for process in (root, *root.children(recursive=True)):
+            for process in processes:
                 try:
                     total += process.memory_info().rss
                 except psutil.Error:
