@@ -274,9 +274,11 @@ def run_size(size: int, work: Path, overrides: dict | None = None) -> dict[str, 
     }
 
 
-def result_name(overrides: dict | None) -> str:
-    """`scale`, or `scale-<settings>` for a run with `--set` (the default's figures stay)."""
-    settings = [
+def result_name(overrides: dict | None, sizes: list[int]) -> str:
+    """`scale`, or `scale-<sizes>-<settings>` for other sizes or a run with `--set`, so the
+    default run's figures stay where the README reads them."""
+    settings = [] if tuple(sizes) == DEFAULT_SIZES else ["-".join(str(n) for n in sizes)]
+    settings += [
         f"{field}-{value}"
         for fields in (overrides or {}).values()
         for field, value in fields.items()
@@ -309,7 +311,7 @@ def run(
         "stage_versions": common.stage_versions(),
         "git_commit": common.git_commit(),
     }
-    common.write_result(result_name(overrides), payload, results_dir)
+    common.write_result(result_name(overrides, sizes), payload, results_dir)
     return payload
 
 
