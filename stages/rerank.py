@@ -40,7 +40,7 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.5.0"  # 2.5: strict answerability can pick the answering sentence
+VERSION = "2.5.1"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
