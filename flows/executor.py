@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -19,6 +20,7 @@ import socket
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from stages.ingestion import snapshot_corpus
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
 
 SOURCE_VERSION = "1"
+log = logging.getLogger(__name__)
 QUESTION_COLUMNS = ("question_id", "question", "principal", "query_type")
 
 
@@ -523,14 +526,19 @@ def fill_in_processes(
     counts: dict[str, int] = {}
     # spawn, not fork: the parent may hold torch's and OpenMP's threads, which fork breaks
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [
-            pool.submit(fill_partition, store, name, config, refs, wiring, partition)
-            for partition in partitions
-        ]
-        description = f"{name}: {len(missing)} parts in {workers} processes"
-        for future in progress.track(as_completed(futures), description, total=len(futures)):
-            counts = _add_counts(counts, future.result()["parts_computed"])
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = [
+                pool.submit(fill_partition, store, name, config, refs, wiring, partition)
+                for partition in partitions
+            ]
+            description = f"{name}: {len(missing)} parts in {workers} processes"
+            for future in progress.track(as_completed(futures), description, total=len(futures)):
+                counts = _add_counts(counts, future.result()["parts_computed"])
+    except BrokenProcessPool as error:
+        # e.g. a script without `if __name__ == "__main__":`, which spawn re-runs in each child;
+        # what the processes finished is cached, the stage computes the rest itself
+        log.warning("%s: processes failed (%s); going on in this process", name, error)
     return counts
 
 
