@@ -1212,7 +1212,8 @@ def _plan(table: pa.Table, config: Config) -> _Plan:
         if marker.startswith(SKIPPED_PREFIX):
             severity, kind, message = marker.removeprefix(SKIPPED_PREFIX).split(":", 2)
             items.append(_error(path, kind, message, severity))
-    listed = [p for p in paths if p not in _skipped_paths(markers)]
+    skipped = _skipped_paths(markers)  # once: per path it made planning quadratic
+    listed = [p for p in paths if p not in skipped]
     errors: list[dict] = []
     files = _metadata_contents(reader, listed, errors)
     dates = _file_dates(files)
