@@ -92,3 +92,26 @@ def test_indexing_runs_on_the_int8_runtime(onnx_cache):
     assert info["embedding_model"] == f"onnx-int8:{MODEL}"
     assert "onnx-int8" in info["embedding_model_version"]
     assert info["n_chunks"] == chunks.num_rows and info["dimension"] == 384
+
+
+def test_the_torch_runtime_embeds_on_a_gpu_when_torch_sees_one(monkeypatch):
+    """Issue 16: a GPU is used when torch sees one; the variable pins a device either way."""
+    import torch
+
+    monkeypatch.delenv("GROUNDING_EMBEDDING_DEVICE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert embeddings.torch_device() == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert embeddings.torch_device() == "cpu"
+    monkeypatch.setenv("GROUNDING_EMBEDDING_DEVICE", "cuda:1")
+    assert embeddings.torch_device() == "cuda:1"
+
+
+def test_onnx_runs_on_cuda_only_where_its_runtime_has_it(monkeypatch):
+    import onnxruntime
+
+    monkeypatch.setattr(onnxruntime, "get_available_providers", lambda: ["CPUExecutionProvider"])
+    assert embeddings.onnx_providers() == ["CPUExecutionProvider"]
+    gpu_build = ["CUDAExecutionProvider", "AzureExecutionProvider", "CPUExecutionProvider"]
+    monkeypatch.setattr(onnxruntime, "get_available_providers", lambda: gpu_build)
+    assert embeddings.onnx_providers() == ["CUDAExecutionProvider", "CPUExecutionProvider"]

@@ -79,7 +79,26 @@ def load_embedder(spec: str) -> Any:
         return OnnxEmbedder(model, runtime)
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(resolve_model_path(model)), device="cpu")
+    return SentenceTransformer(str(resolve_model_path(model)), device=torch_device())
+
+
+def torch_device() -> str:
+    """Where the torch runtime embeds: `GROUNDING_EMBEDDING_DEVICE` when set, else the GPU when
+    torch sees one (a GPU's vectors differ from the CPU's by float rounding, ~1e-6), else CPU."""
+    chosen = os.environ.get("GROUNDING_EMBEDDING_DEVICE")
+    if chosen:
+        return chosen
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def onnx_providers() -> list[str]:
+    """CUDA first when the installed ONNX Runtime has it (the onnxruntime-gpu build), then CPU."""
+    import onnxruntime
+
+    available = onnxruntime.get_available_providers()
+    return [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
 
 
 def embedding_dimension(embedder: Any) -> int:
@@ -124,9 +143,7 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        self.session = onnxruntime.InferenceSession(str(path), options, providers=onnx_providers())
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(_max_seq_length(folder))
