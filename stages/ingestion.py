@@ -897,12 +897,27 @@ def _docx_picture(doc_pr: Any, media: dict[str, str], archive: Any) -> bytes | N
         return None
 
 
+_ELEMENT_CHARS = [1_000_000]  # the max_length the spaCy pipeline gets when it is used
+
+
 def _bound_element_heuristics(max_chars: int) -> None:
     """Cap the text unstructured's spaCy heuristics read per element (it truncates, with a log
-    line, at the model's max_length), which bounds ingestion's memory on huge paragraphs."""
+    line, at the model's max_length), which bounds ingestion's memory on huge paragraphs. The
+    model is loaded only when a parser asks for it (plain text, Word, PDF): Markdown and HTML
+    no longer need it (`_skip_narrative_check`), and it costs a re-run about a second."""
     import unstructured.nlp.tokenize as tokenize
 
-    tokenize._get_nlp().max_length = max_chars
+    _ELEMENT_CHARS[0] = max_chars
+    if not getattr(tokenize._get_nlp, "_bounded", False):
+        loaded = tokenize._get_nlp
+
+        def bounded_nlp() -> Any:
+            nlp = loaded()
+            nlp.max_length = _ELEMENT_CHARS[0]
+            return nlp
+
+        bounded_nlp._bounded = True  # type: ignore[attr-defined]
+        tokenize._get_nlp = bounded_nlp
     logging.getLogger(tokenize.__name__).setLevel(logging.ERROR)  # the truncation is deliberate
 
 
