@@ -229,6 +229,10 @@ def leftovers(record: dict[str, Any], deleted_ids: set[str]) -> dict[str, int]:
 # ---------------------------------------------------------------- the bench
 
 
+def _build_s(record: dict[str, Any]) -> float:
+    return record["seconds"]["ingestion"] + record["seconds"]["indexing"]
+
+
 def run_size(size: int, work: Path, overrides: dict | None = None) -> dict[str, Any]:
     docs = abstracts(size)
     corpus, store = work / f"corpus-{size}", work / f"store-{size}"
@@ -265,6 +269,8 @@ def run_size(size: int, work: Path, overrides: dict | None = None) -> dict[str, 
             name: {
                 "wall": round(record["wall_s"] / full["wall_s"], 4),
                 "stages": round(record["stages_s"] / full["stages_s"], 4),
+                # the issue's measure: the two stages' own seconds, without Python's start-up
+                "ingestion_indexing": round(_build_s(record) / _build_s(full), 4),
                 "target": TARGETS[name],
             }
             for name, record in reruns.items()
@@ -318,14 +324,17 @@ def run(
 def summarize(result: dict[str, Any]) -> str:
     lines = [
         "| documents | build | chunks | wall s | ingestion s | indexing s | parsed | embedded "
-        "| peak RSS MB, one process / all | wall / full (target) |",
+        "| peak RSS MB, one process / all | vs full: wall / ingestion+indexing (target) |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for size, figures in result["sizes"].items():
         builds = {"full": figures["full"], **figures["reruns"]}
         for name, record in builds.items():
             ratio = figures["ratios"].get(name)
-            shown = f"{ratio['wall']:.3f} (<= {ratio['target']})" if ratio else "–"
+            shown = "–"
+            if ratio:
+                own = ratio.get("ingestion_indexing", _build_s(record) / _build_s(figures["full"]))
+                shown = f"{ratio['wall']:.3f} / {own:.3f} (<= {ratio['target']})"
             lines.append(
                 f"| {size} | {name.replace('_', ' ')} | {record['chunks']} | {record['wall_s']} "
                 f"| {record['seconds']['ingestion']} | {record['seconds']['indexing']} "

@@ -30,9 +30,14 @@ def _folder_mb(path: Path) -> float:
     return round(total / 2**20, 1)
 
 
+# a command line make echoes (`python3.11 -m venv …`, `.venv/bin/…`), not a warning that names
+# a file under site-packages/python3.11
+COMMAND_RE = re.compile(r"^(python[\d.]*|\.venv/bin/\S+) ")
+
+
 def _steps(log: list[tuple[float, str]]) -> list[dict[str, Any]]:
     """Seconds between the command lines make echoes (each starts a step)."""
-    starts = [(t, line) for t, line in log if re.match(r"^(\S*python\S*|\.venv/bin/\S+) ", line)]
+    starts = [(t, line) for t, line in log if COMMAND_RE.match(line)]
     steps = []
     for (start, line), (end, _) in zip(starts, [*starts[1:], (log[-1][0], "")], strict=True):
         steps.append({"command": line[:160], "seconds": round(end - start, 1)})

