@@ -426,15 +426,13 @@ def execute_stage(
     else:
         if processes > 1 and getattr(STAGES[name], "PARTS_HOLD_GIL", False):
             filled = fill_in_processes(store, name, config, refs, wiring, processes)
-            parts_filled = _add_counts(parts_filled or {}, filled)
+            parts_filled = add_counts(parts_filled or {}, filled)
         # parts (parsed documents, chunk vectors) the stage caches go to this store; the packs
         # it used are listed like batches, so garbage collection keeps them with the artifact
         with parts_cache.session(store) as parts:
             outputs = STAGES[name].run(_load_inputs(store, name, refs, wiring), config)
         if parts.used:
-            counts = parts.computed()
-            for namespace, count in (parts_filled or {}).items():
-                counts[namespace] = counts.get(namespace, 0) + count
+            counts = add_counts(parts.computed(), parts_filled or {})
             extra = {"batch_keys": parts.pack_keys(), "parts_computed": counts}
     ref = store.write(
         name,
@@ -498,7 +496,7 @@ def fill_partition(
 MIN_PARTS_PER_PROCESS = 32
 
 
-def _add_counts(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+def add_counts(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
     return {k: total.get(k, 0) + more.get(k, 0) for k in {*total, *more}}
 
 
@@ -534,7 +532,7 @@ def fill_in_processes(
             ]
             description = f"{name}: {len(missing)} parts in {workers} processes"
             for future in progress.track(as_completed(futures), description, total=len(futures)):
-                counts = _add_counts(counts, future.result()["parts_computed"])
+                counts = add_counts(counts, future.result()["parts_computed"])
     except BrokenProcessPool as error:
         # e.g. a script without `if __name__ == "__main__":`, which spawn re-runs in each child;
         # what the processes finished is cached, the stage computes the rest itself

@@ -20,6 +20,7 @@ from flows.executor import (
     DEFAULT_BATCH_SIZE,
     QuestionPlan,
     StageRunner,
+    add_counts,
     compute_missing,
     execute_stage,
     fill_partition,
@@ -110,8 +111,7 @@ def _fill_partitions(
     ]
     counts: dict[str, int] = {}
     for future in futures:
-        for namespace, count in future.result()["parts_computed"].items():
-            counts[namespace] = counts.get(namespace, 0) + count
+        counts = add_counts(counts, future.result()["parts_computed"])
     return counts
 
 

@@ -626,9 +626,10 @@ def _text_of(data: bytes, config: Config, notes: ParseNotes) -> str:
     return decoded.text
 
 
-# unstructured detects each document's language with langdetect (~13 ms of a small Markdown file's
-# ~45 ms) only to fill `metadata.languages`, which nothing here reads (a document's language comes
-# from its catalog row); [""] skips that step and leaves the elements otherwise identical.
+# unstructured detects each document's language with langdetect (a profiled share of a small
+# Markdown file's parse time) only to fill `metadata.languages`, which nothing here reads (a
+# document's language comes from its catalog row); [""] skips that step and leaves the elements
+# otherwise identical.
 NO_LANGUAGE_DETECTION = {"languages": [""]}
 
 
@@ -637,6 +638,7 @@ def _partition(path: str, data: bytes, config: Config, notes: ParseNotes) -> lis
     if suffix in (".md", ".markdown"):
         from unstructured.partition.md import partition_md
 
+        _skip_narrative_check()
         return partition_md(text=_text_of(data, config, notes), **NO_LANGUAGE_DETECTION)
     if suffix in (".html", ".htm"):
         return _partition_html(_text_of(data, config, notes), config, notes)
@@ -735,6 +737,7 @@ def _partition_html(html: str, config: Config, notes: ParseNotes) -> list[Any]:
         return partition_text(text=_flat_html_text(html), **NO_LANGUAGE_DETECTION)
     from unstructured.partition.html import partition_html
 
+    _skip_narrative_check()
     return partition_html(text=_with_figure_text(html), **NO_LANGUAGE_DETECTION)
 
 
@@ -1452,7 +1455,6 @@ def _prepare_parsers(max_element_chars: int) -> None:
     """Cheap after the first call (unstructured keeps its spaCy pipeline)."""
     patch_unstructured_spacy()
     _bound_element_heuristics(max_element_chars)
-    _skip_narrative_check()
 
 
 def _not_narrative(text: str, *args: Any, **kwargs: Any) -> bool:
@@ -1461,7 +1463,7 @@ def _not_narrative(text: str, *args: Any, **kwargs: Any) -> bool:
 
 def _skip_narrative_check() -> None:
     """unstructured's HTML parser (html and Markdown) runs spaCy's tagger and parser over every
-    paragraph, half of a small Markdown file's parse time, only to call it NarrativeText rather
+    paragraph, most of a small Markdown file's parse time, only to call it NarrativeText rather
     than Text. Both are plain text here (`_blocks` reads Title, Table, Image and page furniture
     only, and the HTML parser never derives a Title from text), so that check answers "no"."""
     import unstructured.partition.html.parser as html_parser

@@ -43,9 +43,9 @@ def patch_unstructured_spacy() -> None:
 
 def _without_spacy_plugins(load):
     """Building a spaCy pipeline imports every package's `spacy_factories` entry point, and
-    presidio's (the PII guardrail) imports transformers' pipelines: 5.5 of the 6.2 s a parsing
-    process spent loading the model. unstructured's model uses spaCy's built-in components only,
-    so the entry points are skipped while it loads and restored afterwards."""
+    presidio's (the PII guardrail) imports transformers' pipelines, most of what loading the
+    model cost a parsing process when profiled. unstructured's model uses spaCy's built-in
+    components only, so the entry points are skipped while it loads and restored afterwards."""
 
     def load_without_plugins():
         from spacy.util import registry
