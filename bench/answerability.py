@@ -55,6 +55,13 @@ def sample_set(target: Path, n: int) -> Path:
     (target / "questions.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), encoding="utf-8"
     )
+    description = f"{len(chosen)} questions sampled from {SOURCE_SET} (seed {SEED})"
+    rewrite_manifest(target, f"{SOURCE_SET}-sample{len(chosen)}", description)
+    return target
+
+
+def rewrite_manifest(target: Path, name: str, description: str) -> None:
+    """A copied set whose questions were sampled: its manifest hashes the files it now has."""
     files = {
         p.relative_to(target).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(target.rglob("*"))
@@ -62,13 +69,12 @@ def sample_set(target: Path, n: int) -> Path:
     }
     manifest = json.loads((target / "manifest.json").read_text())
     manifest.update(
-        name=f"{SOURCE_SET}-sample{len(chosen)}",
-        description=f"{len(chosen)} questions sampled from {SOURCE_SET} (seed {SEED})",
+        name=name,
+        description=description,
         files=files,
         set_hash=hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest(),
     )
     (target / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    return target
 
 
 def measure(

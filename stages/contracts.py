@@ -81,7 +81,7 @@ CONSISTENCY_PROBE = pa.struct(
         ("original", pa.string()),  # the claim's critical values
         ("probe_answers", STRING_LIST),
         ("agreement", pa.float64()),
-        ("status", pa.string()),  # agree | diverge | not_applicable | error
+        ("status", pa.string()),  # agree | diverge | not_applicable | proven | error
     ]
 )
 

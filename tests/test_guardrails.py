@@ -498,7 +498,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.4.0"
+    assert report["version"] == guardrails.VERSION == "2.5.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -729,3 +729,94 @@ def test_the_pii_prefilter_never_skips_a_text_that_could_hold_an_id():
     # and what the prefilter lets through is still redacted
     text = "Her NI number is AB 12 34 56 C."
     assert pii.find(text, ["national_id"])[0]["kind"] == "national_id"
+
+
+class RecordingJudge:
+    """A judge that answers `score` and remembers what it was asked."""
+
+    name = "llm"
+    model_id = "fake"
+
+    def __init__(self, score: float) -> None:
+        self.score = score
+        self.asked: list[tuple[str, str | None]] = []
+
+    def judge(self, claim: str, spans: list[str], question: str | None = None):
+        self.asked.append((claim, question))
+        return guardrails.judge.Verdict(self.score, "llm", self.model_id)
+
+
+def judged_toolkit(score_: float) -> tuple[guardrails.Toolkit, RecordingJudge]:
+    toolkit = guardrails.Toolkit(Config(judge="llm", judge_cache_dir=None))
+    fake = RecordingJudge(score_)
+    toolkit._judge = fake
+    return toolkit, fake
+
+
+MANAKIN = (
+    "The Huguenots reached Manakin Town in 1700; the first French church there opened in 1685."
+)
+
+
+def test_an_llm_short_answer_is_judged_as_an_answer_to_its_question():
+    question = "In what year had Manakin Town first been abandoned?"
+    toolkit, fake = judged_toolkit(0.1)
+    # the year occurs in the span, but the span does not say the town was abandoned then
+    short = verify_claim(
+        "1685", [MANAKIN], toolkit.config, toolkit, question=question, generated=True
+    )
+    assert fake.asked == [("1685", question)]
+    assert (short.judge, short.score < THRESHOLD) == ("llm", True)
+    # the extractive generator copies sentences: its verbatim claims never need the judge
+    copied = verify_claim("1685", [MANAKIN], toolkit.config, toolkit, question=question)
+    assert (copied.judge, copied.score) == ("verbatim", 1.0)
+    # a whole sentence an LLM copied is still proven by the span itself
+    sentence = "The Huguenots reached Manakin Town in 1700"
+    whole = verify_claim(
+        sentence, [MANAKIN], toolkit.config, toolkit, question=question, generated=True
+    )
+    assert whole.judge == "verbatim"
+    assert len(fake.asked) == 1
+    # short_answer_words 0 turns the rule off
+    off = Config(judge="llm", judge_cache_dir=None, short_answer_words=0)
+    assert (
+        verify_claim("1685", [MANAKIN], off, toolkit, question=question, generated=True).judge
+        == "verbatim"
+    )
+
+
+class ExplodingClient:
+    def complete(self, messages, schema):
+        raise AssertionError("a probe asked the model")
+
+
+def test_probes_skip_verbatim_claims_and_claims_the_judge_rejected():
+    toolkit = guardrails.Toolkit(Config(judge="none", consistency_probes=3))
+    toolkit._client = type("Lazy", (), {"get": lambda self: ExplodingClient()})()
+    llm = {"backend": "llama_cpp"}
+    args = ("€49 per user per month", "How much is Enterprise?", [EVIDENCE], llm, toolkit.config)
+    proven = guardrails._probe(*args, toolkit, "", {"judge": "verbatim", "status": "supported"})
+    assert (proven.status, proven.probe_answers) == ("proven", [])
+    rejected = guardrails._probe(*args, toolkit, "", {"judge": "llm", "status": "unsupported"})
+    assert (rejected.status, rejected.probe_answers) == ("not_applicable", [])
+    with pytest.raises(AssertionError, match="a probe asked the model"):
+        guardrails._probe(*args, toolkit, "", {"judge": "llm", "status": "supported"})
+
+
+def test_presidio_loads_without_transformers_pipelines(tmp_path):
+    """Presidio imports transformers' pipelines for an engine we never use (4.5 s of an ask)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys; from stages.guardrails import pii; assert pii.analyzer() is not None; "
+        "print('transformers.pipelines' in sys.modules); import transformers; "
+        "from transformers import pipeline; print('ok')"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "ok"]

@@ -19,9 +19,12 @@ Per claim, against its cited spans (all of the question's evidence when it cites
    (a paraphrase) goes to the judge, with the question and the sentences of the spans that bear
    on it (P(yes) of the local LLM, an NLI model, or, with `judge: none`, the lexical share). A
    judge failure is a technical error: the claim is not emitted. The deterministic checks of
-   step 1 fail only what they can prove (issue 12), so a paraphrase reaches the judge.
-3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator get
-   self-consistency probes; a divergence keeps the answer from being emitted.
+   step 1 fail only what they can prove (issue 12), so a paraphrase reaches the judge. An LLM's
+   short answer (`short_answer_words`, e.g. "1685") is judged as an answer to the question even
+   when verbatim: finding the words in a span does not prove the span answers with them.
+3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator that
+   the judge supported get self-consistency probes; a divergence keeps the answer from being
+   emitted. A verbatim claim is not probed ("proven"), nor one the judge already rejected.
 
 Gate: overall = min over claims (or a weighted mean). `emit` when overall >= emit_threshold, no
 critical divergence and no rejected tool output in the final turn; `block` when attribution
@@ -41,6 +44,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
+from stages.common.text import strip_markers
 from stages.guardrails import claims as claims_mod
 from stages.guardrails import consistency, groundedness, judge, pii
 from stages.guardrails.answers import REFUSAL_TEMPLATES as REFUSAL_TEMPLATES  # re-exported
@@ -51,7 +55,9 @@ from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-VERSION = "2.4.0"  # 2.4: claims routed by what can be proven; 2.3: citations carry their anchor
+# 2.5: no probes for verbatim claims; 2.4: claims routed by what can be proven; 2.3: citations
+# carry their anchor
+VERSION = "2.5.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -83,6 +89,12 @@ class Config(BaseModel):
     )
     prefilter_lexical: float = Field(
         0.2, ge=0, le=1, description="below this share of content words, no judge call"
+    )
+    short_answer_words: int = Field(
+        6,
+        ge=0,
+        description="an LLM's verbatim claim of at most this many words is judged with its "
+        "question; 0 = never",
     )
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
@@ -169,6 +181,7 @@ def verify_claim(
     cited: list[str] | None = None,
     known_ids: set[str] | None = None,
     allowed: str = "",
+    generated: bool = False,
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
@@ -176,6 +189,11 @@ def verify_claim(
     span after normalisation scores 1; one sharing less than `prefilter_lexical` of its words
     with the spans is unsupported without asking; everything else goes to the judge, which sees
     the claim, the spans and `question` (whose words also count as known for the pre-filter).
+
+    A short answer an LLM `generated` ("1685", "Pierre Bayle", "€12 per user per month") is the
+    exception to "verbatim is supported": its words occurring in a span do not say the span
+    answers the question with them (the year of another event, the Starter price for the
+    Enterprise question), so it goes to the judge as a proposed answer to `question`.
     """
     checks = groundedness.deterministic_checks(
         text, spans, cited=cited, known_ids=known_ids, allowed=allowed, context=question or ""
@@ -186,7 +204,8 @@ def verify_claim(
     reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
     if hard == 0.0:
         return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
-    if groundedness.is_verbatim(text, spans):
+    verbatim = groundedness.is_verbatim(text, spans)
+    if verbatim and not (generated and question and _is_short_answer(text, config)):
         return ClaimScore(1.0, critical, "verbatim", checks, reasons, route="verbatim")
     if toolkit is None or config.judge == "none":
         score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
@@ -208,6 +227,11 @@ def verify_claim(
     if support < config.emit_threshold:
         reasons.append(f"the {verdict.backend} judge finds it unsupported (p={verdict.score:.2f})")
     return ClaimScore(support, critical, verdict.backend, checks, reasons)
+
+
+def _is_short_answer(text: str, config: Config) -> bool:
+    words = strip_markers(groundedness.strip_lead_in(text)).split()
+    return 0 < len(words) <= config.short_answer_words
 
 
 def claim_status(score: ClaimScore, config: Config) -> str:
@@ -334,11 +358,12 @@ def check(
             cited=claim.evidence_ids,
             known_ids=set(evidence),
             allowed=allowed,
+            generated=generation.get("backend") in LLM_BACKENDS,
         )
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)
         if row["critical"] and not scored.error:
-            probe = _probe(claim.text, question, spans, generation, config, toolkit, answer)
+            probe = _probe(claim.text, question, spans, generation, config, toolkit, answer, row)
             probes.append(probe.as_row())
             if probe.status in ("diverge", "error"):
                 divergent.append(claim.text)
@@ -405,10 +430,18 @@ def _probe(
     config: Config,
     toolkit: Toolkit,
     answer: str,
+    claim: dict,
 ) -> consistency.Probe:
     values = sorted(consistency.key_values(text))
     if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
+    if claim["judge"] == "verbatim":
+        # The cited span states the claim word for word: re-asking cannot make it truer, and a
+        # probe that picks another value of the same span (the annual price for the monthly
+        # one) blocked right answers. Probes are for claims only the judge vouched for.
+        return consistency.Probe(text, values, status="proven")
+    if claim["status"] != "supported":
+        return consistency.Probe(text, values)  # already failed: probing it changes nothing
     try:
         client = toolkit.client()
     except LLMError as exc:

@@ -2,10 +2,11 @@
 
 Only meaningful when the generator samples from an LLM: a deterministic (extractive) generator
 would give the same answer every time, so its claims get a probe record with status
-"not_applicable" instead of nothing. For an LLM generator, each probe re-asks the question through
-a paraphrase template with the same cited evidence, extracts the critical values (numbers, dates,
-names, identifiers) of the probe's answer and checks that the claim's values are among them. The
-claim is flagged when the share of agreeing probes is below `min_agreement`.
+"not_applicable" instead of nothing. A claim its cited span states verbatim is "proven" and not
+probed: the evidence already decides it. For an LLM generator, each probe re-asks the question
+through a paraphrase template with the same cited evidence, extracts the critical values
+(numbers, dates, names, identifiers) of the probe's answer and checks that the claim's values are
+among them. The claim is flagged when the share of agreeing probes is below `min_agreement`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from stages.common.text import critical_values
 from stages.guardrails.groundedness import IDENTIFIER_RE, names_in
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: verbatim claims are "proven", not probed
 
 PARAPHRASES = (
     "{question}",
@@ -45,7 +46,7 @@ class Probe:
     original: list[str]  # the claim's critical values
     probe_answers: list[str] = field(default_factory=list)
     agreement: float | None = None
-    status: str = "not_applicable"  # agree | diverge | not_applicable | error
+    status: str = "not_applicable"  # agree | diverge | not_applicable | proven | error
 
     def as_row(self) -> dict[str, Any]:
         return {

@@ -52,6 +52,13 @@ REGEXES = {
 @functools.cache
 def analyzer() -> Any | None:
     """The Presidio analyzer, built once per process; None when Presidio is not installed."""
+    from stages.common.offline import transformers_pipelines_hidden
+
+    with transformers_pipelines_hidden():
+        return _build_analyzer()
+
+
+def _build_analyzer() -> Any | None:
     try:
         import tldextract
         from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer

@@ -1,0 +1,314 @@
+"""LLM answers end to end (issue 12, items 3 and 4): llama_cpp against extractive on the same
+questions, and what the guardrails did to the LLM's first answers.
+
+Sets: a stratified sample of the frozen squad2-dev-v1 (article x answerable / unanswerable, seed
+12, 120 questions by default, `--questions`) and the whole of sample-v1. Each set runs through
+every stage with `grounding eval`'s own scoring, once per generation backend, into one store:
+ingestion, retrieval, rerank and evidence are shared, generation onwards differs. The answer and
+judge caches live in the bench's temporary folder, so every model call is really made.
+
+Per backend: truthfulness (+1 right / 0 refused / -1 wrong), answered precision, answerable
+questions answered correctly, refusal recall, and seconds per question spent in generation,
+guardrails and the revise rounds. For llama_cpp, the guardrails on its first answers (round 0):
+- a right draft answers an answerable question with a gold answer; the false-positive rate is
+  the share of right drafts that did not end as a right answer (blocked, refused, or revised
+  into a wrong one);
+- a wrong draft answers an unanswerable question, or lacks every gold answer; efficacy is the
+  share of wrong drafts that did not end as a wrong answer (blocked, refused, or revised into a
+  right one);
+- the revise loop: drafts sent back, rounds used, and how those questions ended.
+
+`grounding ask`: wall seconds of one fresh `python -m flows.cli ask` process per question, on the
+sample corpus with its index already built and nothing cached for the question (target 15 s).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import common
+from bench.answerability import rewrite_manifest
+
+NAME = "llm_answers"
+DESCRIPTION = (
+    "llama_cpp vs extractive on the same SQuAD / sample questions; guardrail efficacy and "
+    "false positives on the LLM's answers; grounding ask wall time"
+)
+SQUAD_SET = "squad2-dev-v1"
+SAMPLE_SET = "sample-v1"
+DEFAULT_QUESTIONS = 120
+SEED = 12
+BACKENDS = ("extractive", "llama_cpp")
+END_TO_END = ("truthfulness", "answered_precision", "factuality", "refusal_recall", "ece")
+TIMED_STAGES = ("generation", "guardrails", "revise")
+# One-sentence answers in the sample corpus (data/sample), none of them an eval question's text.
+ASK_QUESTIONS = (
+    "How long is the first response time for a Severity 2 ticket?",
+    "How much storage per user does the Starter plan include?",
+    "What is the monthly list price of the Business plan per user?",
+)
+TARGETS = {"false_positive_rate": 0.10, "efficacy": 0.60, "ask_wall_s": 15.0}
+
+
+def stratified_set(target: Path, n: int) -> Path:
+    """A copy of squad2-dev-v1 with n questions: equal shares of article x behaviour."""
+    source = common.ROOT / "eval" / "sets" / SQUAD_SET
+    shutil.copytree(source, target)
+    path = target / "questions.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    strata: dict[tuple[str, str], list[dict]] = collections.defaultdict(list)
+    for record in records:
+        article = (record.get("notes") or "").split(";")[0]
+        strata[(article, record["expected_behavior"])].append(record)
+    rng = random.Random(SEED)
+    per_stratum = max(1, n // len(strata))
+    chosen = [
+        r
+        for key in sorted(strata)
+        for r in rng.sample(strata[key], min(per_stratum, len(strata[key])))
+    ]
+    chosen.sort(key=records.index)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), "utf-8")
+    rewrite_manifest(
+        target, f"{SQUAD_SET}-llm{len(chosen)}", f"{len(chosen)} questions, seed {SEED}"
+    )
+    return target
+
+
+def _overrides(backend: str, caches: Path) -> dict[str, Any]:
+    return {
+        "generation.backend": backend,
+        "generation.cache_dir": str(caches / "generation"),
+        "guardrails.judge_cache_dir": str(caches / "judge"),
+    }
+
+
+def evaluate_backend(set_dir: Path, store: Path, backend: str, caches: Path) -> dict[str, Any]:
+    from flows.evaluation import evaluate
+
+    started = time.perf_counter()
+    run = evaluate(set_dir, overrides=_overrides(backend, caches), store=store)
+    axis = run.metrics["axes"]["end_to_end"]
+    rows = run.per_question
+    answerable = [r for r in rows if r["expected_behavior"] == "answer"]
+    seconds = sum(
+        result.seconds
+        for name, result in run.stage_results.items()
+        if name.split("@")[0] in TIMED_STAGES
+    )
+    summary = {
+        "backend": backend,
+        "questions": len(rows),
+        **{name: _round(axis.get(name)) for name in END_TO_END},
+        "answerable_answered_correctly": sum(r["correct"] for r in answerable),
+        "answerable": len(answerable),
+        "answered": sum(r["status"] == "answered" for r in rows),
+        "blocked": sum(r["status"] == "blocked" for r in rows),
+        "generation_to_final_s_per_question": round(seconds / max(len(rows), 1), 2),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    return {"summary": summary, "rows": rows, "run": run}
+
+
+def _round(value: Any) -> Any:
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def draft_outcomes(rows: list[dict], first_actions: dict[str, str], rounds: dict[str, int]):
+    """Per LLM first answer (round 0): right or wrong, what the guardrails did, how it ended."""
+    cases = []
+    for r in rows:
+        draft = r["pre_guardrail_answer"]
+        if not draft:
+            continue  # the LLM refused at once: nothing for the guardrails to judge
+        right = bool(r["pre_guardrail_supported"])
+        ended = "refused" if r["status"] != "answered" else ("right" if r["correct"] else "wrong")
+        cases.append(
+            {
+                "question_id": r["question_id"],
+                "question": r["question"],
+                "expected_behavior": r["expected_behavior"],
+                "gold_answers": r["gold_answers"][:3],
+                "draft": draft,
+                "draft_right": right,
+                "first_action": first_actions.get(r["question_id"]),
+                "rounds": rounds.get(r["question_id"], 0),
+                "ended": ended,
+                "final_status": r["status"],
+                "answer": r["answer"],
+                "guardrail_reasons": r["guardrail_reasons"],
+            }
+        )
+    return cases
+
+
+def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
+    right = [c for c in cases if c["draft_right"]]
+    wrong = [c for c in cases if not c["draft_right"]]
+    revised = [c for c in cases if c["first_action"] == "revise"]
+    return {
+        "drafts": len(cases),
+        "right_drafts": len(right),
+        "wrong_drafts": len(wrong),
+        "false_positive_rate": _share(sum(c["ended"] != "right" for c in right), len(right)),
+        "right_drafts_blocked_or_refused": sum(c["ended"] == "refused" for c in right),
+        "right_drafts_revised_into_wrong": sum(c["ended"] == "wrong" for c in right),
+        "efficacy": _share(sum(c["ended"] != "wrong" for c in wrong), len(wrong)),
+        "wrong_drafts_first_action": dict(collections.Counter(c["first_action"] for c in wrong)),
+        "revise_loop": {
+            "sent_to_revise": len(revised),
+            "rounds_used": dict(collections.Counter(str(c["rounds"]) for c in revised)),
+            "ended": dict(collections.Counter(c["ended"] for c in revised)),
+            "wrong_drafts_saved": sum(
+                1 for c in revised if not c["draft_right"] and c["ended"] != "wrong"
+            ),
+            "right_drafts_lost": sum(
+                1 for c in revised if c["draft_right"] and c["ended"] != "right"
+            ),
+        },
+    }
+
+
+def _share(numerator: int, denominator: int) -> float | None:
+    return round(numerator / denominator, 4) if denominator else None
+
+
+def first_round(run: Any, store: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """Round 0's guardrail action and the number of revise rounds used, per question."""
+    from stages.store import ArtifactStore
+
+    artifacts = ArtifactStore(store)
+    refs = {name: result.ref for name, result in run.stage_results.items()}
+    reports = artifacts.read_table(refs["guardrails"], "hallucination_reports").to_pylist()
+    log = artifacts.read_table(refs["revise"], "revision_log").to_pylist()
+    rounds: dict[str, int] = {}
+    for row in log:
+        rounds[row["question_id"]] = max(rounds.get(row["question_id"], 0), row["round"])
+    return {r["question_id"]: r["action"] for r in reports}, rounds
+
+
+def compare_set(set_dir: Path, store: Path, caches: Path) -> dict[str, Any]:
+    results = {b: evaluate_backend(set_dir, store, b, caches) for b in BACKENDS}
+    llm = results["llama_cpp"]
+    actions, rounds = first_round(llm["run"], store)
+    cases = draft_outcomes(llm["rows"], actions, rounds)
+    figures = guardrail_figures(cases)
+    extractive, generated = results["extractive"]["summary"], llm["summary"]
+    return {
+        "backends": [results[b]["summary"] for b in BACKENDS],
+        "llama_cpp_truthfulness_at_least_extractive": (generated["truthfulness"] or 0)
+        >= (extractive["truthfulness"] or 0),
+        "guardrails_on_llm_drafts": figures,
+        "false_positives": [c for c in cases if c["draft_right"] and c["ended"] != "right"],
+        "missed_wrong_answers": [
+            c for c in cases if not c["draft_right"] and c["ended"] == "wrong"
+        ],
+    }
+
+
+def time_asks(folder: Path, caches: Path) -> list[dict[str, Any]]:
+    """One fresh `ask` process per question; the index is built first and not timed."""
+    store = folder / "ask-store"
+    settings = [
+        "--set", f"store={store}",
+        "--set", "generation.backend=llama_cpp",
+        "--set", f"generation.cache_dir={caches / 'ask-generation'}",
+        "--set", f"guardrails.judge_cache_dir={caches / 'ask-judge'}",
+    ]  # fmt: skip
+    command = [sys.executable, "-m", "flows.cli"]
+    env = {**os.environ, "PYTHONPATH": str(common.ROOT)}
+    subprocess.run(
+        [*command, "ingest", *settings], cwd=common.ROOT, env=env, check=True, capture_output=True
+    )
+    timings = []
+    for question in ASK_QUESTIONS:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [*command, "ask", question, *settings],
+            cwd=common.ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        timings.append(
+            {
+                "question": question,
+                "wall_s": round(time.perf_counter() - started, 2),
+                "exit_code": done.returncode,
+                "printed": done.stdout.strip().splitlines()[:4],
+            }
+        )
+    return timings
+
+
+def run(
+    results_dir: Path | None = None, questions: int = DEFAULT_QUESTIONS, **_: Any
+) -> dict[str, Any]:
+    from stages.models.files import DEFAULT_MODEL_PATH
+
+    if not (common.ROOT / DEFAULT_MODEL_PATH).is_file():
+        raise common.Skipped(f"{DEFAULT_MODEL_PATH} is not assembled (make setup)")
+    started = time.perf_counter()
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="bench-llm-answers-") as tmp:
+        folder = Path(tmp)
+        caches = folder / "caches"
+        squad = compare_set(stratified_set(folder / "squad", questions), folder / "store", caches)
+        sample_dir = common.ROOT / "eval" / "sets" / SAMPLE_SET
+        sample = compare_set(sample_dir, folder / "store", caches)
+        asks = time_asks(folder, caches)
+    payload = {
+        "status": "ok",
+        "seed": SEED,
+        "sets": {f"{SQUAD_SET} (stratified {questions})": squad, SAMPLE_SET: sample},
+        "grounding_ask": asks,
+        "targets": TARGETS,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "stage_versions": common.stage_versions(),
+        "git_commit": common.git_commit(),
+        "runtime_s": round(time.perf_counter() - started, 1),
+    }
+    common.write_result(NAME, payload, results_dir)
+    return payload
+
+
+def summarize(result: dict[str, Any]) -> str:
+    lines = []
+    for name, figures in result["sets"].items():
+        lines += [
+            f"**{name}**",
+            "",
+            "| backend | " + " | ".join(END_TO_END) + " | answerable right | s/question |",
+            "|---|" + "---:|" * (len(END_TO_END) + 2),
+        ]
+        for b in figures["backends"]:
+            cells = ["–" if b[m] is None else f"{b[m]:.3f}" for m in END_TO_END]
+            right = f"{b['answerable_answered_correctly']}/{b['answerable']}"
+            per_question = b["generation_to_final_s_per_question"]
+            lines.append(
+                f"| {b['backend']} | " + " | ".join(cells) + f" | {right} | {per_question} |"
+            )
+        g = figures["guardrails_on_llm_drafts"]
+        lines += [
+            "",
+            f"Guardrails on {g['drafts']} LLM drafts: "
+            f"false-positive rate {g['false_positive_rate']} "
+            f"({g['right_drafts']} right drafts; target <= {TARGETS['false_positive_rate']}), "
+            f"efficacy {g['efficacy']} ({g['wrong_drafts']} wrong drafts; target >= "
+            f"{TARGETS['efficacy']}). Revise loop: {g['revise_loop']}.",
+            "",
+        ]
+    asks = ", ".join(f"{a['wall_s']} s" for a in result["grounding_ask"])
+    lines.append(f"`grounding ask` (llama_cpp, fresh process): {asks} (target <= 15 s).")
+    return "\n".join(lines)
