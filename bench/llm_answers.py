@@ -2,7 +2,7 @@
 questions, and what the guardrails did to the LLM's first answers.
 
 Sets: a stratified sample of the frozen squad2-dev-v1 (article x answerable / unanswerable, seed
-12, 120 questions by default, `--questions`) and the whole of sample-v1. Each set runs through
+12, 100 questions by default) and the whole of sample-v1. Each set runs through
 every stage with `grounding eval`'s own scoring, once per generation backend, into one store:
 ingestion, retrieval, rerank and evidence are shared, generation onwards differs. The answer and
 judge caches live in the bench's temporary folder, so every model call is really made.
@@ -46,7 +46,7 @@ DESCRIPTION = (
 )
 SQUAD_SET = "squad2-dev-v1"
 SAMPLE_SET = "sample-v1"
-DEFAULT_QUESTIONS = 120
+DEFAULT_QUESTIONS = 100
 SEED = 12
 BACKENDS = ("extractive", "llama_cpp")
 END_TO_END = ("truthfulness", "answered_precision", "factuality", "refusal_recall", "ece")
