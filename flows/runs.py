@@ -90,7 +90,8 @@ def selection_warnings(
     from stages.source_selection import no_eligible_sources
 
     rows, decided, documents, defaulted = _no_source_inputs(result, store)
-    message = no_eligible_sources(rows, documents, defaulted, question_ids or decided)
+    with_sources = set(decided) - {r["question_id"] for r in rows}  # rows: empty questions only
+    message = no_eligible_sources(rows, documents, defaulted, question_ids or decided, with_sources)
     return [message] if message else []
 
 

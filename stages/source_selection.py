@@ -166,17 +166,23 @@ def no_eligible_sources(
     documents: list[dict],
     defaulted: set[str] = frozenset(),
     question_ids: list[str] | None = None,
+    with_sources: set[str] = frozenset(),
 ) -> str | None:
     """Why questions had no eligible source at all, in one line; None when every one had some.
 
     `defaulted` holds the doc ids whose metadata were defaults (no catalog entry), so a user
-    learns that the defaults, not the retriever, left nothing to answer from.
+    learns that the defaults, not the retriever, left nothing to answer from. `with_sources`
+    names questions known to have an eligible source whose rows the caller left out.
     """
     rows_by_question: dict[str, list[dict]] = defaultdict(list)
     for row in eligibility:
         rows_by_question[row["question_id"]].append(row)
     asked = question_ids if question_ids is not None else list(rows_by_question)
-    empty = [q for q in asked if not any(r["eligible"] for r in rows_by_question.get(q, []))]
+    empty = [
+        q
+        for q in asked
+        if q not in with_sources and not any(r["eligible"] for r in rows_by_question.get(q, []))
+    ]
     if not empty:
         return None
     head = "no eligible sources"

@@ -83,6 +83,7 @@ def test_ask_prints_a_cited_answer_and_a_refusal(sample_run, sample_store, tmp_p
     refused = _grounding("ask", "What is the office address in Tokyo?", *settings)
     assert refused.returncode == 0, refused.stderr
     assert "refusal_reason: insufficient_evidence" in refused.stdout
+    assert "no eligible sources" not in refused.stdout  # it had sources; they did not answer
 
 
 def test_a_missing_question_file_is_a_clear_error():

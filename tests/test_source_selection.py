@@ -458,6 +458,18 @@ def test_only_the_questions_left_without_sources_are_counted():
     )
 
 
+def test_questions_known_to_have_sources_get_no_warning_without_their_rows():
+    # `grounding ask` passes only the rows of questions left without sources (none here); it
+    # printed "warning: no eligible sources: " with nothing after it for every refusal
+    docs = [doc("public")]
+    assert source_selection.no_eligible_sources([], docs, set(), ["ask"], {"ask"}) is None
+    rows = list(select(docs, [question("q2", principal="nobody")], config()).values())
+    message = source_selection.no_eligible_sources(rows, docs, set(), ["ask", "q2"], {"ask"})
+    assert message == (
+        "no eligible sources for 1 of 2 questions: 1 document not readable by the asking principal"
+    )
+
+
 def test_an_empty_corpus_is_named_as_the_cause():
     message = source_selection.no_eligible_sources([], [], question_ids=["q1"])
     assert message == "no eligible sources: the corpus has no ingested documents"
