@@ -300,7 +300,7 @@ def ingest(
     if check:
         rows = ingestion.check(snapshot, ingest_config)
     else:
-        from flows.pipeline import run_shared_stages
+        from flows.executor import run_shared_stages
 
         settings.corpus = root
         results = run_shared_stages(settings)

@@ -608,3 +608,21 @@ def test_the_source_label_leaves_out_the_title_the_section_starts_with():
     assert source_label(citation) == "Price List 2026"
     citation.update(section_path="Discounts > Annual", version="2", page_number=3)
     assert source_label(citation) == "Price List 2026 (Discounts > Annual, p. 3, version 2)"
+
+
+def test_ingest_builds_the_indexes_of_a_folder(tmp_path):
+    """`grounding ingest FOLDER` (without --check) parses and indexes; it crashed on an import
+    that moved (flows.pipeline -> flows.executor) and no test ran it."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Prices\n\nThe Pro plan costs 10 euros per month.\n")
+    (folder / "b.txt").write_text("Support answers within one business day.\n")
+    store = tmp_path / "store"
+    result = CliRunner().invoke(app, ["ingest", str(folder), f"--set=store={store}"])
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 files ingested" in result.output
+    assert any((store / "indexing").iterdir())
