@@ -227,10 +227,12 @@ def time_asks(folder: Path, caches: Path) -> list[dict[str, Any]]:
     ]  # fmt: skip
     command = [sys.executable, "-m", "flows.cli"]
     env = {**os.environ, "PYTHONPATH": str(common.ROOT)}
-    subprocess.run(
-        [*command, "ingest", *settings], cwd=common.ROOT, env=env, check=True, capture_output=True
+    built = subprocess.run(
+        [*command, "ingest", *settings], cwd=common.ROOT, env=env, capture_output=True, text=True
     )
-    timings = []
+    if built.returncode != 0:
+        return [{"error": f"grounding ingest failed: {built.stderr.strip()[-500:]}"}]
+    timings: list[dict[str, Any]] = []
     for question in ASK_QUESTIONS:
         started = time.perf_counter()
         done = subprocess.run(
@@ -259,27 +261,32 @@ def run(
     if not (common.ROOT / DEFAULT_MODEL_PATH).is_file():
         raise common.Skipped(f"{DEFAULT_MODEL_PATH} is not assembled (make setup)")
     started = time.perf_counter()
-    load_before = os.getloadavg()
+    payload: dict[str, Any] = {
+        "status": "partial",  # written after each part: a 40-minute run never loses them all
+        "seed": SEED,
+        "sets": {},
+        "grounding_ask": [],
+        "targets": TARGETS,
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+        "stage_versions": common.stage_versions(),
+        "git_commit": common.git_commit(),
+    }
+
+    def save(**update: Any) -> None:
+        payload.update(update, runtime_s=round(time.perf_counter() - started, 1))
+        payload["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+        common.write_result(NAME, payload, results_dir)
+
     with tempfile.TemporaryDirectory(prefix="bench-llm-answers-") as tmp:
         folder = Path(tmp)
         caches = folder / "caches"
-        squad = compare_set(stratified_set(folder / "squad", questions), folder / "store", caches)
-        sample_dir = common.ROOT / "eval" / "sets" / SAMPLE_SET
-        sample = compare_set(sample_dir, folder / "store", caches)
-        asks = time_asks(folder, caches)
-    payload = {
-        "status": "ok",
-        "seed": SEED,
-        "sets": {f"{SQUAD_SET} (stratified {questions})": squad, SAMPLE_SET: sample},
-        "grounding_ask": asks,
-        "targets": TARGETS,
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        "stage_versions": common.stage_versions(),
-        "git_commit": common.git_commit(),
-        "runtime_s": round(time.perf_counter() - started, 1),
-    }
-    common.write_result(NAME, payload, results_dir)
+        squad_dir = stratified_set(folder / "squad", questions)
+        sets = {f"{SQUAD_SET} (stratified {questions})": squad_dir}
+        sets[SAMPLE_SET] = common.ROOT / "eval" / "sets" / SAMPLE_SET
+        for name, set_dir in sets.items():
+            payload["sets"][name] = compare_set(set_dir, folder / "store", caches)
+            save()
+        save(grounding_ask=time_asks(folder, caches), status="ok")
     return payload
 
 
@@ -309,6 +316,8 @@ def summarize(result: dict[str, Any]) -> str:
             f"{TARGETS['efficacy']}). Revise loop: {g['revise_loop']}.",
             "",
         ]
-    asks = ", ".join(f"{a['wall_s']} s" for a in result["grounding_ask"])
+    asks = ", ".join(
+        f"{a['wall_s']} s" if "wall_s" in a else a["error"] for a in result["grounding_ask"]
+    )
     lines.append(f"`grounding ask` (llama_cpp, fresh process): {asks} (target <= 15 s).")
     return "\n".join(lines)
