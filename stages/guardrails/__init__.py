@@ -55,8 +55,8 @@ from stages.models import chat, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-# 2.5: no probes for verbatim claims; 2.4: claims routed by what can be proven; 2.3: citations
-# carry their anchor
+# 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
+# what can be proven; 2.3: citations carry their anchor
 VERSION = "2.5.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
@@ -204,8 +204,8 @@ def verify_claim(
     reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
     if hard == 0.0:
         return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
-    verbatim = groundedness.is_verbatim(text, spans)
-    if verbatim and not (generated and question and _is_short_answer(text, config)):
+    short_answer = generated and bool(question) and _is_short_answer(text, config)
+    if groundedness.is_verbatim(text, spans) and not short_answer:
         return ClaimScore(1.0, critical, "verbatim", checks, reasons, route="verbatim")
     if toolkit is None or config.judge == "none":
         score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
