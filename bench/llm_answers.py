@@ -253,15 +253,28 @@ def time_asks(folder: Path, caches: Path) -> list[dict[str, Any]]:
     return timings
 
 
+PARTS = ("squad", "sample", "ask")
+
+
 def run(
-    results_dir: Path | None = None, questions: int = DEFAULT_QUESTIONS, **_: Any
+    results_dir: Path | None = None,
+    questions: int = DEFAULT_QUESTIONS,
+    overrides: dict[str, Any] | None = None,
+    **_: Any,
 ) -> dict[str, Any]:
+    """`--set llm_answers.parts=[squad]` runs some parts only, into llm_answers-squad.json."""
     from stages.models.files import DEFAULT_MODEL_PATH
 
     if not (common.ROOT / DEFAULT_MODEL_PATH).is_file():
         raise common.Skipped(f"{DEFAULT_MODEL_PATH} is not assembled (make setup)")
+    parts = tuple((overrides or {}).get(NAME, {}).get("parts") or PARTS)
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise ValueError(f"llm_answers.parts: unknown {sorted(unknown)}; choose from {PARTS}")
+    name = NAME if set(parts) == set(PARTS) else "-".join([NAME, *parts])
     started = time.perf_counter()
     payload: dict[str, Any] = {
+        "parts": list(parts),
         "status": "partial",  # written after each part: a 40-minute run never loses them all
         "seed": SEED,
         "sets": {},
@@ -275,18 +288,22 @@ def run(
     def save(**update: Any) -> None:
         payload.update(update, runtime_s=round(time.perf_counter() - started, 1))
         payload["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-        common.write_result(NAME, payload, results_dir)
+        common.write_result(name, payload, results_dir)
 
     with tempfile.TemporaryDirectory(prefix="bench-llm-answers-") as tmp:
         folder = Path(tmp)
         caches = folder / "caches"
-        squad_dir = stratified_set(folder / "squad", questions)
-        sets = {f"{SQUAD_SET} (stratified {questions})": squad_dir}
-        sets[SAMPLE_SET] = common.ROOT / "eval" / "sets" / SAMPLE_SET
-        for name, set_dir in sets.items():
-            payload["sets"][name] = compare_set(set_dir, folder / "store", caches)
+        sets = {}
+        if "squad" in parts:
+            squad_dir = stratified_set(folder / "squad", questions)
+            sets[f"{SQUAD_SET} (stratified {questions})"] = squad_dir
+        if "sample" in parts:
+            sets[SAMPLE_SET] = common.ROOT / "eval" / "sets" / SAMPLE_SET
+        for set_name, set_dir in sets.items():
+            payload["sets"][set_name] = compare_set(set_dir, folder / "store", caches)
             save()
-        save(grounding_ask=time_asks(folder, caches), status="ok")
+        asks = time_asks(folder, caches) if "ask" in parts else []
+        save(grounding_ask=asks, status="ok")
     return payload
 
 
@@ -316,6 +333,8 @@ def summarize(result: dict[str, Any]) -> str:
             f"{TARGETS['efficacy']}). Revise loop: {g['revise_loop']}.",
             "",
         ]
+    if not result["grounding_ask"]:
+        return "\n".join(lines)
     asks = ", ".join(
         f"{a['wall_s']} s" if "wall_s" in a else a["error"] for a in result["grounding_ask"]
     )

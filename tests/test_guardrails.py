@@ -820,3 +820,14 @@ def test_presidio_loads_without_transformers_pipelines(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["False", "ok"]
+
+
+def test_a_short_answer_is_scored_against_its_own_threshold():
+    question = "In what year did the first French church open in Manakin Town?"
+    toolkit, _ = judged_toolkit(0.7)
+    config = Config(judge="llm", judge_cache_dir=None, short_answer_threshold=0.75)
+    short = verify_claim("1685", [MANAKIN], config, toolkit, question=question, generated=True)
+    assert short.judge == "llm" and short.score == pytest.approx(0.7 / 0.75)
+    paraphrase = "Manakin Town's first French church dates from 1685"
+    whole = verify_claim(paraphrase, [MANAKIN], config, toolkit, question=question, generated=True)
+    assert whole.judge == "llm" and whole.score == pytest.approx(0.7 / config.judge_threshold)

@@ -96,6 +96,11 @@ class Config(BaseModel):
         description="an LLM's verbatim claim of at most this many words is judged with its "
         "question; 0 = never",
     )
+    # The judge's P(yes) for a proposed answer to a question runs lower than for a whole claim:
+    # its own threshold, chosen by scripts/fit_short_answer_threshold.py (not on an eval set).
+    short_answer_threshold: float = Field(
+        0.95, gt=0, le=1, description="judge P(yes) that fully supports a short answer"
+    )
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
     # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
@@ -223,7 +228,8 @@ def verify_claim(
         )
     if toolkit is not None and not verdict.cached:
         toolkit.judge_calls += 1
-    support = min(1.0, verdict.score / config.judge_threshold)
+    threshold = config.short_answer_threshold if short_answer else config.judge_threshold
+    support = min(1.0, verdict.score / threshold)
     if support < config.emit_threshold:
         reasons.append(f"the {verdict.backend} judge finds it unsupported (p={verdict.score:.2f})")
     return ClaimScore(support, critical, verdict.backend, checks, reasons)
