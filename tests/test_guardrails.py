@@ -790,17 +790,21 @@ class ExplodingClient:
         raise AssertionError("a probe asked the model")
 
 
-def test_probes_skip_verbatim_claims_and_claims_the_judge_rejected():
+def test_probes_skip_verbatim_claims_short_answers_and_claims_the_judge_rejected():
     toolkit = guardrails.Toolkit(Config(judge="none", consistency_probes=3))
     toolkit._client = type("Lazy", (), {"get": lambda self: ExplodingClient()})()
     llm = {"backend": "llama_cpp"}
     args = ("€49 per user per month", "How much is Enterprise?", [EVIDENCE], llm, toolkit.config)
-    proven = guardrails._probe(*args, toolkit, "", {"judge": "verbatim", "status": "supported"})
+    score = guardrails.ClaimScore
+    proven = guardrails._probe(*args, toolkit, "", score(1.0, True, "verbatim", route="verbatim"))
     assert (proven.status, proven.probe_answers) == ("proven", [])
-    rejected = guardrails._probe(*args, toolkit, "", {"judge": "llm", "status": "unsupported"})
+    rejected = guardrails._probe(*args, toolkit, "", score(0.2, True, "llm"))
     assert (rejected.status, rejected.probe_answers) == ("not_applicable", [])
+    # a short answer the judge read as the answer to the question: a probe would re-ask that
+    short = guardrails._probe(*args, toolkit, "", score(1.0, True, "llm", route="short_answer"))
+    assert (short.status, short.probe_answers) == ("proven", [])
     with pytest.raises(AssertionError, match="a probe asked the model"):
-        guardrails._probe(*args, toolkit, "", {"judge": "llm", "status": "supported"})
+        guardrails._probe(*args, toolkit, "", score(1.0, True, "llm"))
 
 
 def test_presidio_loads_without_transformers_pipelines(tmp_path):

@@ -172,7 +172,8 @@ class ClaimScore:
     reasons: list[str] = field(default_factory=list)
     error: bool = False
     # how the claim was decided: check (a deterministic check proved it wrong) | verbatim |
-    # prefilter (too few of its words in the spans to ask) | judge | lexical (no judge) | error
+    # prefilter (too few of its words in the spans to ask) | judge | short_answer (the judge, on
+    # an LLM's short answer to the question) | lexical (no judge) | error
     route: str = "judge"
 
 
@@ -232,7 +233,8 @@ def verify_claim(
     support = min(1.0, verdict.score / threshold)
     if support < config.emit_threshold:
         reasons.append(f"the {verdict.backend} judge finds it unsupported (p={verdict.score:.2f})")
-    return ClaimScore(support, critical, verdict.backend, checks, reasons)
+    route = "short_answer" if short_answer else "judge"
+    return ClaimScore(support, critical, verdict.backend, checks, reasons, route=route)
 
 
 def _is_short_answer(text: str, config: Config) -> bool:
@@ -369,7 +371,7 @@ def check(
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)
         if row["critical"] and not scored.error:
-            probe = _probe(claim.text, question, spans, generation, config, toolkit, answer, row)
+            probe = _probe(claim.text, question, spans, generation, config, toolkit, answer, scored)
             probes.append(probe.as_row())
             if probe.status in ("diverge", "error"):
                 divergent.append(claim.text)
@@ -436,18 +438,23 @@ def _probe(
     config: Config,
     toolkit: Toolkit,
     answer: str,
-    claim: dict,
+    scored: ClaimScore,
 ) -> consistency.Probe:
     values = sorted(consistency.key_values(text))
     if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
-    if claim["judge"] == "verbatim":
+    if scored.route == "verbatim":
         # The cited span states the claim word for word: re-asking cannot make it truer, and a
         # probe that picks another value of the same span (the annual price for the monthly
         # one) blocked right answers. Probes are for claims only the judge vouched for.
         return consistency.Probe(text, values, status="proven")
-    if claim["status"] != "supported":
+    if claim_status(scored, config) != "supported":
         return consistency.Probe(text, values)  # already failed: probing it changes nothing
+    if scored.route == "short_answer":
+        # The judge just read it as the answer to this question over these spans, which is all
+        # a probe re-asks; on the sample, probes picking the annual price from the same span
+        # blocked the right "€49 per user per month" again. Recorded as proven by the judge.
+        return consistency.Probe(text, values, status="proven")
     try:
         client = toolkit.client()
     except LLMError as exc:
