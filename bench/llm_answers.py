@@ -50,7 +50,8 @@ DEFAULT_QUESTIONS = 100
 SEED = 12
 BACKENDS = ("extractive", "llama_cpp")
 END_TO_END = ("truthfulness", "answered_precision", "factuality", "refusal_recall", "ece")
-TIMED_STAGES = ("generation", "guardrails", "revise")
+# every round's own stages (generation@r1 …); not `revise`, whose seconds already hold the rounds
+TIMED_STAGES = ("generation", "attribution", "guardrails", "revision_requests")
 # One-sentence answers in the sample corpus (data/sample), none of them an eval question's text.
 ASK_QUESTIONS = (
     "How long is the first response time for a Severity 2 ticket?",
