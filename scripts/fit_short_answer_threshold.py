@@ -1,4 +1,5 @@
-"""Choose the guardrails' `short_answer_threshold` on SQuAD 2.0 train articles, report it on others.
+"""Choose the guardrails' `short_answer_threshold` (or, with `--kind sentence`,
+`answer_sentence_threshold`) on SQuAD 2.0 train articles, and report it on others.
 
 An LLM's short answer ("Sybilla of Normandy", "1685") that occurs verbatim in its span goes to the
 entailment judge as a proposed answer to the question (stages/guardrails, `short_answer_words`).
@@ -14,12 +15,19 @@ set uses these articles; never the frozen slices, SciFact or the sample):
 Only answers of at most `short_answer_words` words, as at run time. The judge is the configured
 one (configs/guardrails.yaml), called exactly as the stage calls it, uncached.
 
+`--kind sentence` fits the threshold for an LLM answer that copies a sentence of its evidence
+word for word: verbatim, so supported, but is it an answer to *this* question? Right: the
+paragraph's sentence holding an answerable question's gold answer; wrong: the sentence holding an
+unanswerable question's plausible answer (a sentence that almost answers it, which is what the
+LLM copied in the bench's missed wrong answers). Sentences longer than `short_answer_words`.
+
 Split by article: the threshold maximising balanced accuracy (right emitted, wrong not) on
 articles 1-5 is chosen; the held-out figure is on articles 6-10. The end-to-end effect is
 `python -m bench llm_answers` on the frozen squad2-dev-v1 slice.
 
 Usage:
-  python scripts/fit_short_answer_threshold.py [--pairs 40] [--seed 12] [--write]
+  python scripts/fit_short_answer_threshold.py [--kind short|sentence] [--pairs 40] [--seed 12]
+                                               [--write]
 """
 
 from __future__ import annotations
@@ -37,22 +45,49 @@ sys.path.insert(0, str(ROOT))
 
 TRAIN = ROOT.parent / "shared" / "datasets" / "squad2" / "train_first10_articles.json"
 CONFIG = ROOT / "configs" / "guardrails.yaml"
-RESULT = ROOT / "bench" / "results" / "short_answer_threshold.json"
+RESULTS = {
+    "short": ROOT / "bench" / "results" / "short_answer_threshold.json",
+    "sentence": ROOT / "bench" / "results" / "answer_sentence_threshold.json",
+}
+CONFIG_KEYS = {"short": "short_answer_threshold", "sentence": "answer_sentence_threshold"}
 GRID = [round(0.30 + 0.05 * i, 2) for i in range(14)]  # 0.30 … 0.95
 
 
-def pairs(articles: list[dict], per_kind: int, max_words: int, rng: random.Random) -> list[dict]:
+def answer_sentence(context: str, answer: dict) -> str | None:
+    """The sentence of `context` that holds the answer's character offset."""
+    from stages.common.text import sentence_spans
+
+    start = answer.get("answer_start")
+    if start is None:
+        return None
+    for begin, end in sentence_spans(context):
+        if begin <= start < end:
+            return context[begin:end].strip()
+    return None
+
+
+def pairs(
+    articles: list[dict], per_kind: int, max_words: int, rng: random.Random, kind: str = "short"
+) -> list[dict]:
     right, wrong = [], []
     for article in articles:
         for paragraph in article["paragraphs"]:
             for qa in paragraph["qas"]:
                 answers = qa.get("plausible_answers") if qa["is_impossible"] else qa["answers"]
-                if not answers or len(answers[0]["text"].split()) > max_words:
+                if not answers:
                     continue
+                if kind == "sentence":
+                    text = answer_sentence(paragraph["context"], answers[0])
+                    if not text or len(text.split()) <= max_words:
+                        continue
+                elif len(answers[0]["text"].split()) > max_words:
+                    continue
+                else:
+                    text = answers[0]["text"]
                 pair = {
                     "article": article["title"],
                     "question": qa["question"],
-                    "answer": answers[0]["text"],
+                    "answer": text,
                     "span": paragraph["context"],
                     "right": not qa["is_impossible"],
                 }
@@ -89,12 +124,12 @@ def rates(items: list[dict], threshold: float, emit: float) -> dict[str, float]:
     }
 
 
-def write_config(threshold: float, note: str) -> None:
+def write_config(key: str, threshold: float, note: str) -> None:
     text = CONFIG.read_text()
-    line = f"short_answer_threshold: {threshold}   # {note}\n"
-    pattern = re.compile(r"^short_answer_threshold:.*\n", re.MULTILINE)
+    line = f"{key}: {threshold}   # {note}\n"
+    pattern = re.compile(rf"^{key}:.*\n", re.MULTILINE)
     if not pattern.search(text):
-        raise SystemExit(f"{CONFIG} has no short_answer_threshold line to update")
+        raise SystemExit(f"{CONFIG} has no {key} line to update")
     CONFIG.write_text(pattern.sub(line, text))
 
 
@@ -102,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=40, help="right and wrong pairs per split")
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--kind", choices=sorted(RESULTS), default="short")
     parser.add_argument("--write", action="store_true", help="update configs/guardrails.yaml")
     args = parser.parse_args(argv)
     if not TRAIN.is_file():
@@ -114,12 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     judge = guardrails.make_judge(config)
     articles = json.loads(TRAIN.read_text())["data"]
     rng = random.Random(args.seed)
-    fit = judged(pairs(articles[:5], args.pairs, config.short_answer_words, rng), judge)
-    held_out = judged(pairs(articles[5:], args.pairs, config.short_answer_words, rng), judge)
+    words = config.short_answer_words
+    fit = judged(pairs(articles[:5], args.pairs, words, rng, args.kind), judge)
+    held_out = judged(pairs(articles[5:], args.pairs, words, rng, args.kind), judge)
     emit = config.emit_threshold
     scores = {t: rates(fit, t, emit)["balanced_accuracy"] for t in GRID}
     best = max(GRID, key=lambda t: (scores[t], t))  # ties: the stricter threshold
     result = {
+        "kind": args.kind,
+        "config_key": CONFIG_KEYS[args.kind],
         "chosen_threshold": best,
         "emit_threshold": emit,
         "fit_articles": [a["title"] for a in articles[:5]],
@@ -134,15 +173,16 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "records": fit + held_out,
     }
-    RESULT.write_text(json.dumps(result, indent=1) + "\n")
+    RESULTS[args.kind].write_text(json.dumps(result, indent=1) + "\n")
     summary = {k: v for k, v in result.items() if k != "records"}
     print(json.dumps(summary, indent=1))
     if args.write:
         held = result["held_out"]["balanced_accuracy"]
         write_config(
+            CONFIG_KEYS[args.kind],
             best,
-            f"scripts/fit_short_answer_threshold.py: SQuAD train articles 1-5, held-out "
-            f"balanced accuracy {held} on 6-10",
+            f"scripts/fit_short_answer_threshold.py --kind {args.kind}: SQuAD train articles "
+            f"1-5, held-out balanced accuracy {held} on 6-10",
         )
     return 0
 

@@ -331,3 +331,40 @@ def test_the_in_process_model_listens_on_loopback_behind_a_key_nobody_has(llama_
 def test_the_server_command_fails_clearly_on_a_missing_model(tmp_path, capsys):
     assert server.main(["--model", str(tmp_path / "nowhere.gguf"), "--port", "0"]) == 1
     assert "could not load" in capsys.readouterr().err
+
+
+def test_prefix_states_are_off_without_a_kv_cache_dir():
+    assert chat.prime_prefix(object(), "<|im_start|>system\nx<|im_end|>\n") == "off"
+    assert yesno.chatml("S", "U").startswith(chat.chatml_system_prefix("S") + "U")
+
+
+@needs_model
+def test_a_fresh_process_restores_the_system_prompt_instead_of_reading_it_again(tmp_path):
+    """`grounding ask` is a fresh process: the system prompt's KV state comes from disk."""
+    import xllamacpp
+
+    sha = files.verify_gguf(MODEL, files.PACKAGED_MODEL_SHA256)
+    prefix = chat.chatml_system_prefix(generation.SYSTEM_PROMPT)
+
+    def fresh() -> tuple[object, chat.PrefixStates]:
+        params = chat.server_params(str(MODEL), 1024, None, str(tmp_path))
+        server = xllamacpp.Server(params)
+        return server, chat.PrefixStates(server, params.api_keys[0], str(tmp_path), sha, 1024)
+
+    first, states = fresh()
+    assert states.prime(prefix) == "saved"
+    assert states.prime(prefix) == "done"  # once per process
+    assert [p.suffix for p in tmp_path.iterdir()] == [".bin"]  # no partial file left
+    del first, states
+    second, states = fresh()
+    assert states.prime(prefix) == "restored"
+    prompt = prefix + "Say yes.<|im_end|>\n<|im_start|>assistant\n"
+    body = second.handle_completions({"prompt": prompt, "max_tokens": 1, "cache_prompt": True})
+    assert body["timings"]["cache_n"] >= 200  # the system prompt was not evaluated again
+    # a damaged file is not read back: the request evaluates the prompt itself
+    [saved] = tmp_path.iterdir()
+    saved.write_bytes(b"not a llama.cpp state")
+    third, states = fresh()
+    assert states.prime(prefix) == "failed"
+    body = third.handle_completions({"prompt": prompt, "max_tokens": 1, "cache_prompt": True})
+    assert body["timings"]["cache_n"] == 0 and body["choices"]

@@ -21,6 +21,7 @@ import json
 import os
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,13 +75,16 @@ _LOADED: list[Any] = []
 def _close_models() -> None:
     """Stop llama.cpp servers before interpreter teardown, while their threads can still join."""
     _LOADED.clear()
+    _PREFIXES.clear()
     load_server.cache_clear()
 
 
-def server_params(model_path: str, n_ctx: int, n_threads: int | None) -> Any:
+def server_params(
+    model_path: str, n_ctx: int, n_threads: int | None, kv_dir: str | None = None
+) -> Any:
     """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
     its HTTP listener on loopback behind a random API key nobody is told (in process, the
-    `handle_*` calls do not go through HTTP)."""
+    `handle_*` calls do not go through HTTP, except slot save / restore into `kv_dir`)."""
     import xllamacpp
 
     threads = n_threads or os.cpu_count() or 1
@@ -96,11 +100,15 @@ def server_params(model_path: str, n_ctx: int, n_threads: int | None) -> Any:
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # any free port: two models in one process never collide
     params.api_keys = [secrets.token_hex(16)]
+    if kv_dir:  # llama.cpp joins it to the file name as is
+        params.slot_save_path = os.path.join(kv_dir, "")
     return params
 
 
 @functools.cache
-def load_server(model_path: str, sha256: str, n_ctx: int, n_threads: int | None) -> Any:
+def load_server(
+    model_path: str, sha256: str, n_ctx: int, n_threads: int | None, kv_dir: str | None = None
+) -> Any:
     """One xllamacpp `Server` per process and model identity (path and hash) and context size:
     loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
     server is thread-safe; sampling settings (temperature, seed) travel with each request."""
@@ -108,12 +116,98 @@ def load_server(model_path: str, sha256: str, n_ctx: int, n_threads: int | None)
         import xllamacpp
     except ImportError as exc:
         raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
+    params = server_params(model_path, n_ctx, n_threads, kv_dir)
     try:
-        server = xllamacpp.Server(server_params(model_path, n_ctx, n_threads))
+        server = xllamacpp.Server(params)
     except (ValueError, RuntimeError, OSError) as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
     _LOADED.append(server)
+    if kv_dir:
+        _PREFIXES[id(server)] = PrefixStates(server, params.api_keys[0], kv_dir, sha256, n_ctx)
     return server
+
+
+class PrefixStates:
+    """The KV state of each system prompt, saved once to disk and restored in later processes.
+
+    A fresh process reads the generator's 260-token system prompt again before every first
+    answer: about 4 s of a 2-core `grounding ask`. llama.cpp's slot save / restore (over the
+    server's loopback HTTP, with its key) puts the saved state back in milliseconds, and its
+    prompt cache then reuses it as the request's common prefix. The file name hashes the model,
+    context size, binding version and prefix text; a file is written under a temporary name
+    and renamed, and a restore that fails only costs the time it saves. Reuse is by exact
+    token prefix, so a state can never change what a different prompt means.
+    """
+
+    def __init__(self, server: Any, api_key: str, directory: str, sha256: str, n_ctx: int):
+        self.server = server
+        self.directory = Path(directory)
+        self.identity = f"{sha256}|{n_ctx}|{_binding_version()}"
+        self._headers = {"Authorization": f"Bearer {api_key}"}
+        self._primed: set[str] = set()
+        self._lock = threading.Lock()
+
+    def prime(self, prefix: str) -> str:
+        """Make `prefix` the slot's cached prompt: restored from disk, or evaluated and saved.
+        Returns what happened (restored | saved | done | failed), for tests and logs."""
+        with self._lock:
+            if prefix in self._primed:
+                return "done"
+            self._primed.add(prefix)
+            name = hashlib.sha256(f"{self.identity}|{prefix}".encode()).hexdigest()[:40] + ".bin"
+            try:
+                if (self.directory / name).is_file():
+                    return "restored" if self._slot("restore", name) else "failed"
+                self.directory.mkdir(parents=True, exist_ok=True)
+                request = {"prompt": prefix, "max_tokens": 1, "temperature": 0.0}
+                server_reply(self.server.handle_completions(request | {"cache_prompt": True}), "")
+                partial = f"{name}.{os.getpid()}.{threading.get_ident()}.part"
+                if not self._slot("save", partial):
+                    return "failed"
+                os.replace(self.directory / partial, self.directory / name)
+                return "saved"
+            except (OSError, LLMError, ValueError, RuntimeError):
+                return "failed"  # the request evaluates the prefix itself, as without a cache
+
+    def _slot(self, action: str, filename: str) -> bool:
+        import httpx
+
+        address = self.server.listening_address
+        try:
+            reply = httpx.post(
+                f"{address}/slots/0?action={action}",
+                json={"filename": filename},
+                headers=self._headers,
+                timeout=30.0,
+                trust_env=False,
+            )
+        except httpx.HTTPError:
+            return False
+        return reply.status_code == 200
+
+
+def _binding_version() -> str:
+    """xllamacpp's version: a saved state is only read back by the build that wrote it."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("xllamacpp")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+_PREFIXES: dict[int, PrefixStates] = {}
+
+
+def prime_prefix(server: Any, prefix: str) -> str:
+    """Restore (or save) the KV state of `prefix` on `server`; "off" without a kv_cache_dir."""
+    states = _PREFIXES.get(id(server))
+    return states.prime(prefix) if states else "off"
+
+
+def chatml_system_prefix(system: str) -> str:
+    """The start of a ChatML prompt up to the user's text (Qwen2.5's template)."""
+    return f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n"
 
 
 def server_reply(body: Any, what: str) -> dict[str, Any]:
@@ -143,12 +237,14 @@ class LlamaCppClient(ChatClient):
         temperature: float = 0.0,
         max_tokens: int = 256,
         seed: int = 0,
+        kv_cache_dir: str | Path | None = None,
     ) -> None:
         self.model_path = Path(model_path).resolve()
         self.sha256 = verify_gguf(self.model_path, model_sha256)
         self.model_id = model_id_for(self.model_path, self.sha256)
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
-        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads)
+        kv_dir = str(Path(kv_cache_dir).resolve()) if kv_cache_dir else None
+        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads, kv_dir)
 
     @property
     def server(self) -> Any:
@@ -160,7 +256,11 @@ class LlamaCppClient(ChatClient):
             "response_format": {"type": "json_object", "schema": schema},
             **self.params,
         }
+        first = messages[0] if messages else {}
+        system = first.get("content") if first.get("role") == "system" else None
         try:
+            if isinstance(system, str):  # the template is the GGUF's own; Qwen's is ChatML
+                prime_prefix(self.server, chatml_system_prefix(system))
             body = self.server.handle_chat_completions(request)
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"llama.cpp generation failed: {exc}") from exc
@@ -322,6 +422,7 @@ def chat_client(
         temperature=temperature,
         max_tokens=max_tokens,
         seed=seed,
+        kv_cache_dir=settings.kv_cache_dir,
     )
 
 

@@ -39,6 +39,9 @@ class LLMSettings(BaseModel):
     )
     n_ctx: int = Field(4096, ge=512, le=32768)
     n_threads: int | None = Field(None, ge=1, le=256)
+    # llama_cpp: system prompts' KV states saved here, so a fresh process (`grounding ask`)
+    # does not read them again (about 4 s for the generator's); null = off
+    kv_cache_dir: str | None = "artifacts/_llm_kv"
     # openai_compatible: unset values come from GROUNDING_LLM_BASE_URL / _MODEL / _API_KEY
     base_url: str | None = None
     model: str | None = None

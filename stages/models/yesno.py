@@ -19,7 +19,14 @@ import math
 import re
 from typing import Any, Protocol
 
-from stages.models.chat import LazyClient, LlamaCppClient, chat_client, server_reply
+from stages.models.chat import (
+    LazyClient,
+    LlamaCppClient,
+    chat_client,
+    chatml_system_prefix,
+    prime_prefix,
+    server_reply,
+)
 from stages.models.errors import JudgeError, LLMError
 from stages.models.files import model_id_for, verify_gguf
 from stages.models.settings import LLMSettings
@@ -37,10 +44,7 @@ class YesNoModel(Protocol):
 
 def chatml(system: str, user: str) -> str:
     """Qwen2.5's chat template, ending where the assistant's first token goes."""
-    return (
-        f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n"
-        "<|im_start|>assistant\n"
-    )
+    return f"{chatml_system_prefix(system)}{user}<|im_end|>\n<|im_start|>assistant\n"
 
 
 # The answer words; each is one token in Qwen2.5's vocabulary (the same ids llama-cpp-python's
@@ -81,6 +85,7 @@ class LlamaYesNo:
                     model_sha256=self.settings.sha256,
                     n_ctx=self.settings.n_ctx,
                     n_threads=self.settings.n_threads,
+                    kv_cache_dir=self.settings.kv_cache_dir,
                 )
                 self._server = client.server
             except LLMError as exc:
@@ -105,6 +110,7 @@ class LlamaYesNo:
             "cache_prompt": True,  # the shared system prompt stays in the KV cache
         }
         try:
+            prime_prefix(server, chatml_system_prefix(system))
             body = server_reply(server.handle_completions(request), "evaluation")
             return body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
         except LLMError as exc:
