@@ -84,6 +84,16 @@ CONSISTENCY_PROBE = pa.struct(
         ("status", pa.string()),  # agree | diverge | not_applicable | proven | error
     ]
 )
+# Whether an LLM answer copied word for word from its evidence answers the question at all: one
+# judge call over the answer and its cited spans (guardrails `answer_sentence_threshold`).
+ANSWER_CHECK = pa.struct(
+    [
+        ("p_yes", pa.float64()),  # the judge's P(yes) that the evidence supports it as the answer
+        ("score", pa.float64()),  # p_yes / answer_sentence_threshold, capped at 1
+        ("status", pa.string()),  # supported | unsupported | error
+        ("judge", pa.string()),  # llm | nli | error
+    ]
+)
 
 REDACTION = pa.struct([("kind", pa.string()), ("start", pa.int64()), ("end", pa.int64())])
 
@@ -364,6 +374,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("claims", pa.list_(CLAIM)),
             ("tool_call_validations", pa.list_(TOOL_CALL_VALIDATION)),
             ("consistency_probes", pa.list_(CONSISTENCY_PROBE)),
+            ("answer_check", ANSWER_CHECK),  # null: not needed (see ANSWER_CHECK)
             ("overall_score", pa.float64()),
             ("action", pa.string()),  # emit | revise | block
             ("reasons", STRING_LIST),

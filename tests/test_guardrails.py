@@ -281,7 +281,7 @@ class ScriptedClient:
 
 
 def test_probes_agree_by_majority():
-    client = ScriptedClient(["It costs €44.", "€44 per user.", "It costs €59."])
+    client = ScriptedClient(["It costs €44.", "It costs €59.", "€44 per user."])
     probe = consistency.probe_claim(
         "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 3, 0.5
     )
@@ -291,11 +291,32 @@ def test_probes_agree_by_majority():
 
 
 def test_probes_diverge_below_the_majority():
+    client = ScriptedClient(["It costs €59.", "€44 per user.", "It costs €59."])
+    probe = consistency.probe_claim(
+        "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 3, 0.5
+    )
+    assert client.calls == 3
+    assert probe.status == "diverge"
+
+
+def test_probing_stops_once_the_vote_is_decided():
+    # two of three agreeing decide a 0.5 majority: the third probe would change nothing
+    client = ScriptedClient(["It costs €44.", "€44 per user.", "It costs €59."])
+    probe = consistency.probe_claim(
+        "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 3, 0.5
+    )
+    assert (client.calls, probe.agreement, probe.status) == (2, 1.0, "agree")
     client = ScriptedClient(["It costs €59.", "€59 per user.", "It costs €44."])
     probe = consistency.probe_claim(
         "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 3, 0.5
     )
-    assert probe.status == "diverge"
+    assert (client.calls, probe.agreement, probe.status) == (2, 0.0, "diverge")
+    # a stricter majority needs every probe
+    client = ScriptedClient(["It costs €44.", "€44 per user.", "It costs €44."])
+    probe = consistency.probe_claim(
+        "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 3, 1.0
+    )
+    assert (client.calls, probe.status) == (3, "agree")
 
 
 def test_probe_agreement_compares_figures_or_else_names():
@@ -498,7 +519,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.5.0"
+    assert report["version"] == guardrails.VERSION == "2.6.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -691,12 +712,13 @@ def test_report_to_json_is_plain_json_with_the_issue_fields():
     document = guardrails.report_to_json({**reports["q1"], "run_id": "r1"})
     assert json.loads(json.dumps(document)) == document
     assert document["run_id"] == "r1"
-    assert list(document)[:8] == [
+    assert list(document)[:9] == [
         "run_id",
         "question_id",
         "claims",
         "tool_call_validations",
         "consistency_probes",
+        "answer_check",
         "overall_score",
         "action",
         "reasons",
@@ -835,3 +857,89 @@ def test_a_short_answer_is_scored_against_its_own_threshold():
     paraphrase = "Manakin Town's first French church dates from 1685"
     whole = verify_claim(paraphrase, [MANAKIN], config, toolkit, question=question, generated=True)
     assert whole.judge == "llm" and whole.score == pytest.approx(0.7 / config.judge_threshold)
+
+
+class FailingJudge(RecordingJudge):
+    def judge(self, claim: str, spans: list[str], question: str | None = None):
+        raise guardrails.judge.JudgeError("model file missing")
+
+
+def llm_answer_check(answer: str, judge_, **config_update):
+    """The guardrails' report on an llama_cpp answer over MANAKIN, judged by `judge_`."""
+    config = Config(judge="llm", judge_cache_dir=None, answer_sentence_threshold=0.8)
+    config = config.model_copy(update=config_update)
+    toolkit = guardrails.Toolkit(config)
+    toolkit._judge = judge_
+    evidence = {"E1": ev_row("E1", MANAKIN, "q1")}
+    generation = gen_row("q1", answer) | {"backend": "llama_cpp", "revise_round": 0}
+    attribution = attr_row("q1", "answered", answer, list(evidence.values()))
+    question = "When did the Huguenots leave Manakin Town?"
+    return guardrails.check(
+        attribution, generation, evidence, config, toolkit, question=question
+    ), question
+
+
+def test_an_llm_answer_copied_from_its_evidence_must_answer_the_question():
+    copied = "The Huguenots reached Manakin Town in 1700. [E1]"
+    fake = RecordingJudge(0.3)
+    report, question = llm_answer_check(copied, fake)
+    # verbatim, so supported claim by claim; one judge call on the whole answer and the question
+    assert [c["judge"] for c in report["claims"]] == ["verbatim"]
+    assert fake.asked == [("The Huguenots reached Manakin Town in 1700.", question)]
+    check = report["answer_check"]
+    assert (check["status"], check["p_yes"]) == ("unsupported", 0.3)
+    assert check["score"] == pytest.approx(0.3 / 0.8)
+    assert report["action"] == "revise"
+    assert any("does not answer the question" in r for r in report["reasons"])
+    assert any(question in f for f in report["feedback"])
+    # the judge reads it as the answer: emitted
+    report, _ = llm_answer_check(copied, RecordingJudge(0.7))
+    assert (report["answer_check"]["status"], report["action"]) == ("supported", "emit")
+    # revise rounds used up: blocked, never emitted
+    report, _ = llm_answer_check(copied, RecordingJudge(0.3), max_revise_rounds=0)
+    assert report["action"] == "block"
+
+
+def test_the_answer_check_is_off_at_zero_and_never_silently_passes_a_judge_failure():
+    copied = "The Huguenots reached Manakin Town in 1700. [E1]"
+    fake = RecordingJudge(0.3)
+    report, _ = llm_answer_check(copied, fake, answer_sentence_threshold=0.0)
+    assert (report["answer_check"], report["action"], fake.asked) == (None, "emit", [])
+    report, _ = llm_answer_check(copied, FailingJudge(0.0))
+    assert report["answer_check"]["status"] == "error"
+    assert report["action"] == "block"
+    assert any("technical error" in r for r in report["reasons"])
+
+
+def test_the_answer_check_is_not_asked_when_the_judge_already_read_the_question():
+    # a paraphrase goes to the judge claim by claim, with the question: no second call
+    fake = RecordingJudge(0.99)
+    report, _ = llm_answer_check("Manakin Town was reached by the Huguenots in 1700. [E1]", fake)
+    assert report["answer_check"] is None and len(fake.asked) == 1
+
+
+def test_a_claim_citing_the_wrong_evidence_is_revised_not_blocked():
+    tapestry = "The Bayeux Tapestry is not a tapestry but a work of embroidery."
+    odo = "It was commissioned by Odo, the Bishop of Bayeux and first Earl of Kent."
+    evidence = {"E1": ev_row("E1", tapestry, "q1"), "E2": ev_row("E2", odo, "q1")}
+    config = Config(judge="none", judge_cache_dir=None)
+
+    def report_for(answer: str) -> dict:
+        attribution = attr_row("q1", "answered", answer, [evidence["E2"]])
+        generation = gen_row("q1", answer) | {"revise_round": 0}
+        return guardrails.check(attribution, generation, evidence, config, question="Which?")
+
+    # "Embroidery" is in E1, not in the cited E2: a revise round can fix the citation
+    report = report_for("Embroidery [E2]")
+    [claim] = report["claims"]
+    assert claim["score"] == 0.0 and claim["critical"]
+    assert "cite [E1]" in claim["reasons"][-1]
+    assert report["action"] == "revise"
+    assert any("cite [E1]" in f for f in report["feedback"])
+    # a claim that needs both items: cite both
+    report = report_for("Odo commissioned the Tapestry [E2]")
+    assert "cite [E2] [E1]" in report["claims"][0]["reasons"][-1]
+    # a name no evidence of the question holds still blocks at once
+    report = report_for("Tapestries were woven by Mathilda [E2]")
+    assert report["action"] == "block"
+    assert not any("cite" in r for r in report["claims"][0]["reasons"])

@@ -57,7 +57,7 @@ from stages.models.errors import LLMError
 NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
 # what can be proven; 2.3: citations carry their anchor
-VERSION = "2.5.0"
+VERSION = "2.6.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -100,6 +100,12 @@ class Config(BaseModel):
     # its own threshold, chosen by scripts/fit_short_answer_threshold.py (not on an eval set).
     short_answer_threshold: float = Field(
         0.95, gt=0, le=1, description="judge P(yes) that fully supports a short answer"
+    )
+    # An LLM answer made only of sentences copied from its evidence is supported, but copying a
+    # sentence does not make it an answer to this question: one judge call asks that
+    # (scripts/fit_short_answer_threshold.py --kind sentence chose the threshold); 0 = off.
+    answer_sentence_threshold: float = Field(
+        0.0, ge=0, le=1, description="judge P(yes) that a copied answer answers the question"
     )
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
@@ -271,17 +277,30 @@ def decide(
     divergent: list[str],
     rejected_tools: list[str],
     revise_round: int,
+    answer_check: dict | None = None,
+    question: str = "",
+    miscited: list[str] | None = None,
 ) -> tuple[str, list[str], list[str]]:
-    """(action, reasons, feedback) from the scored claims and the answer-level findings."""
+    """(action, reasons, feedback) from the scored claims and the answer-level findings.
+
+    A critical claim below `block_threshold` blocks at once, unless it is `miscited`: its figure
+    or name is in evidence it did not cite, which a revise round can fix."""
     reasons = list(hard_reasons)
-    if any(c["status"] == "error" for c in claims):
+    check_failed = answer_check is not None and answer_check["status"] == "error"
+    if any(c["status"] == "error" for c in claims) or check_failed:
         reasons.append("technical error: a claim could not be checked")
     if rejected_tools:
         reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
     if not claims:
         reasons.append("no claims to verify")
     weak = [c for c in claims if c["score"] < config.emit_threshold]
-    critical_low = [c for c in weak if c["critical"] and c["score"] < config.block_threshold]
+    critical_low = [
+        c
+        for c in weak
+        if c["critical"]
+        and c["score"] < config.block_threshold
+        and c["text"] not in (miscited or [])
+    ]
     if weak:
         reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
     if divergent:
@@ -290,9 +309,19 @@ def decide(
         f'Unsupported claim: "{c["text"]}" ({"; ".join(c["reasons"]) or "not in the evidence"})'
         for c in weak
     ] + [f'Inconsistent claim: "{text}" (probes gave a different value)' for text in divergent]
+    if answer_check is not None and answer_check["status"] == "unsupported":
+        reasons.append(
+            f"the answer is copied from the evidence but does not answer the question "
+            f"(p={answer_check['p_yes']:.2f})"
+        )
+        feedback.append(
+            f'The answer does not answer the question "{question}": answer exactly what it '
+            "asks from the evidence, or refuse if the evidence does not say"
+        )
     if not reasons:
         return "emit", [], []
-    if hard_reasons or rejected_tools or not claims or any(c["status"] == "error" for c in claims):
+    errors = any(c["status"] == "error" for c in claims) or check_failed
+    if hard_reasons or rejected_tools or not claims or errors:
         return "block", reasons, feedback
     if critical_low:
         reasons.append(f"{len(critical_low)} critical claim(s) below {config.block_threshold}")
@@ -342,6 +371,7 @@ def check(
         "claims": [],
         "tool_call_validations": validations,
         "consistency_probes": [],
+        "answer_check": None,
         "overall_score": None,
         "action": "emit",
         "reasons": ["refusal"],
@@ -353,7 +383,8 @@ def check(
     answer = attribution["answer"] or ""
     texts = [e["text"] for e in evidence.values()]
     allowed = " ".join([question, *config.identifier_allowlist]).lower()
-    claims, probes, divergent = [], [], []
+    claims, probes, divergent, routes, miscited = [], [], [], [], []
+    generated = generation.get("backend") in LLM_BACKENDS
     for claim in _decompose(answer, config, toolkit):
         chosen = spans_of(claim.evidence_ids, evidence)
         spans = [e["text"] for e in chosen]
@@ -366,10 +397,15 @@ def check(
             cited=claim.evidence_ids,
             known_ids=set(evidence),
             allowed=allowed,
-            generated=generation.get("backend") in LLM_BACKENDS,
+            generated=generated,
         )
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)
+        routes.append(scored.route)
+        if fix := citation_fix(claim, scored, evidence, allowed, question):
+            miscited.append(claim.text)
+            markers = " ".join(f"[{i}]" for i in fix)
+            row["reasons"].append(f"the cited evidence lacks it; cite {markers}, which states it")
         if row["critical"] and not scored.error:
             probe = _probe(claim.text, question, spans, generation, config, toolkit, answer, scored)
             probes.append(probe.as_row())
@@ -382,6 +418,11 @@ def check(
         hard.append("answer repeats an instruction found in a document")
     elif any("instruction" in r for c in claims for r in c["reasons"]):
         hard.append("answer rests on a document that contains an instruction")
+    answer_check = None
+    if generated and question and routes and all(r == "verbatim" for r in routes):
+        cited = [i for c in claims for i in c["evidence_ids"]]
+        spans = [e["text"] for e in spans_of(list(dict.fromkeys(cited)), evidence)]
+        answer_check = check_answers_question(answer, spans, question, config, toolkit)
     overall = aggregate(claims, config)
     revise_round = generation.get("revise_round")
     action, reasons, feedback = decide(
@@ -392,16 +433,82 @@ def check(
         divergent=divergent,
         rejected_tools=rejected,
         revise_round=config.revise_round if revise_round is None else revise_round,
+        answer_check=answer_check,
+        question=question,
+        miscited=miscited,
     )
     report.update(
         claims=claims,
         consistency_probes=probes,
+        answer_check=answer_check,
         overall_score=overall,
         action=action,
         reasons=reasons,
         feedback=feedback,
     )
     return report
+
+
+# The checks whose failure another evidence item can answer: what the claim states is there, in
+# an item it did not cite (the LLM cited [E2] for a word of E1).
+CITABLE_CHECKS = frozenset({"figures", "scale", "entities"})
+
+
+def citation_fix(
+    claim: claims_mod.Claim,
+    scored: ClaimScore,
+    evidence: dict[str, dict],
+    allowed: str,
+    question: str,
+) -> list[str]:
+    """The evidence ids a claim should cite when its cited spans lack a figure or name that
+    another item of its question holds (only such checks failed): that item alone, or with the
+    ones it cited. [] when no evidence of the question holds it: the claim is simply wrong."""
+    failed = {c.name for c in scored.checks if c.name != "lexical" and c.score < 1.0}
+    if scored.route != "check" or not failed <= CITABLE_CHECKS or not claim.evidence_ids:
+        return []
+    cited = [i for i in claim.evidence_ids if i in evidence]
+
+    def holds(ids: list[str]) -> bool:
+        spans = [evidence[i]["text"] for i in ids]
+        checks = groundedness.deterministic_checks(
+            claim.text, spans, allowed=allowed, context=question
+        )
+        return all(c.score == 1.0 for c in checks if c.name in CITABLE_CHECKS)
+
+    for evidence_id in evidence:
+        if evidence_id in cited:
+            continue
+        if holds([evidence_id]):
+            return [evidence_id]
+        if holds([*cited, evidence_id]):
+            return [*cited, evidence_id]
+    return []
+
+
+def check_answers_question(
+    answer: str, spans: list[str], question: str, config: Config, toolkit: Toolkit
+) -> dict | None:
+    """Does an LLM answer copied word for word from its evidence answer the question?
+
+    Each of its sentences is verbatim, so supported; but a sentence that almost answers the
+    question ("The Anglo-Norman language became distinct from the Latin language" for "What was
+    the Anglo-Norman language's final form?") is the most common wrong answer the squad bench
+    saw emitted. One judge call, the whole answer as the proposed answer to the question. None
+    when turned off (`answer_sentence_threshold` 0) or without a judge.
+    """
+    if config.answer_sentence_threshold <= 0 or config.judge == "none":
+        return None
+    text = groundedness.strip_lead_in(strip_markers(answer)).strip()
+    try:
+        verdict = toolkit.judge().judge(text, spans, question)
+    except judge.JudgeError:
+        return {"p_yes": None, "score": 0.0, "status": "error", "judge": "error"}
+    if not verdict.cached:
+        toolkit.judge_calls += 1
+    score = min(1.0, verdict.score / config.answer_sentence_threshold)
+    status = "supported" if score >= config.emit_threshold else "unsupported"
+    return {"p_yes": verdict.score, "score": score, "status": status, "judge": verdict.backend}
 
 
 def _decompose(answer: str, config: Config, toolkit: Toolkit) -> list[claims_mod.Claim]:

@@ -114,6 +114,7 @@ def report_to_json(row: dict) -> dict:
             }
             for p in row.get("consistency_probes") or []
         ],
+        "answer_check": dict(row["answer_check"]) if row.get("answer_check") else None,
         "overall_score": row.get("overall_score"),
         "action": row["action"],
         "reasons": list(row.get("reasons") or []),

@@ -18,7 +18,8 @@ from typing import Any
 from stages.common.text import critical_values
 from stages.guardrails.groundedness import IDENTIFIER_RE, names_in
 
-VERSION = "1.1.0"  # 1.1: verbatim claims are "proven", not probed
+# 1.1: verbatim claims are "proven", not probed; 1.2: probing stops once the vote is decided
+VERSION = "1.2.0"
 
 PARAPHRASES = (
     "{question}",
@@ -93,6 +94,23 @@ def majority(
     return share, share < min_agreement
 
 
+def vote_decided(
+    original: set[str],
+    answers: list[str],
+    n_probes: int,
+    min_agreement: float,
+    context: set[str] | None = None,
+) -> bool:
+    """Whether the majority over `n_probes` is already certain from the first `answers`."""
+    if not answers:
+        return False
+    agreeing = sum(agrees(original, a, context) for a in answers)
+    remaining = n_probes - len(answers)
+    sure_agree = agreeing / n_probes >= min_agreement
+    sure_diverge = (agreeing + remaining) / n_probes < min_agreement
+    return sure_agree or sure_diverge
+
+
 def probe_claim(
     claim: str,
     question: str,
@@ -102,13 +120,20 @@ def probe_claim(
     min_agreement: float,
     answer: str | None = None,
 ) -> Probe:
-    """Re-ask `question` N times (paraphrased) over `spans`; compare the claim's values
-    (`answer`, the whole original answer, is the context a silent probe is checked against)."""
+    """Re-ask `question` up to N times (paraphrased) over `spans`; compare the claim's values
+    (`answer`, the whole original answer, is the context a silent probe is checked against).
+
+    Probing stops as soon as the remaining probes cannot change the vote (with 3 probes and
+    `min_agreement` 0.5, two that agree decide it): each probe is a generation of about 2 s on
+    2 cores. `agreement` is then the share among the probes that ran."""
     original = key_values(claim)
     probe = Probe(claim, sorted(original))
+    context = key_values(answer) if answer else None
     evidence = "\n".join(f"[E{i}] {' '.join(s.split())}" for i, s in enumerate(spans, start=1))
     try:
         for template in PARAPHRASES[:n_probes]:
+            if vote_decided(original, probe.probe_answers, n_probes, min_agreement, context):
+                break
             user = f"Evidence:\n{evidence}\n\n{template.format(question=question)}"
             messages = [
                 {"role": "system", "content": PROBE_SYSTEM},
@@ -123,7 +148,6 @@ def probe_claim(
         probe.status = "error"
         probe.probe_answers.append(f"error: {str(exc)[:200]}")
         return probe
-    context = key_values(answer) if answer else None
     probe.agreement, diverged = majority(original, probe.probe_answers, min_agreement, context)
     probe.status = "diverge" if diverged else "agree"
     return probe
