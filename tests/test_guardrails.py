@@ -519,7 +519,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.6.0"
+    assert report["version"] == guardrails.VERSION == "2.7.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -943,3 +943,28 @@ def test_a_claim_citing_the_wrong_evidence_is_revised_not_blocked():
     report = report_for("Tapestries were woven by Mathilda [E2]")
     assert report["action"] == "block"
     assert not any("cite" in r for r in report["claims"][0]["reasons"])
+
+
+def test_a_name_from_the_cited_documents_title_is_not_an_invented_name():
+    clause = "The total liability of each party under this agreement is capped at €500,000."
+    claim = "The liability cap in the Contoso Retail contract is €500,000."
+    title = "Service Agreement - Contoso Retail GmbH 5. Liability"
+    entities = next(
+        c for c in groundedness.deterministic_checks(claim, [clause]) if c.name == "entities"
+    )
+    assert entities.score == 0.0  # the clause alone never names the customer
+    checks = groundedness.deterministic_checks(claim, [clause], headings=title)
+    assert all(c.score == 1.0 for c in checks if c.name != "lexical")
+    # a name neither the clause nor its document has still fails
+    other = groundedness.deterministic_checks(
+        claim.replace("Contoso", "Fabrikam"), [clause], headings=title
+    )
+    assert next(c for c in other if c.name == "entities").score == 0.0
+    # in the stage, the cited evidence's title and section are those headings
+    evidence = ev_row("E1", clause, "q1") | {"title": "Service Agreement - Contoso Retail GmbH"}
+    answer = f"{claim} [E1]"
+    attribution = attr_row("q1", "answered", answer, [evidence])
+    report = guardrails.check(
+        attribution, gen_row("q1", answer), {"E1": evidence}, Config(judge="none"), question="?"
+    )
+    assert "name not in evidence" not in " ".join(report["claims"][0]["reasons"])

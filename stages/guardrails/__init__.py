@@ -57,7 +57,7 @@ from stages.models.errors import LLMError
 NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
 # what can be proven; 2.3: citations carry their anchor
-VERSION = "2.6.0"
+VERSION = "2.7.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -194,6 +194,7 @@ def verify_claim(
     known_ids: set[str] | None = None,
     allowed: str = "",
     generated: bool = False,
+    headings: str = "",
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
@@ -208,7 +209,13 @@ def verify_claim(
     Enterprise question), so it goes to the judge as a proposed answer to `question`.
     """
     checks = groundedness.deterministic_checks(
-        text, spans, cited=cited, known_ids=known_ids, allowed=allowed, context=question or ""
+        text,
+        spans,
+        cited=cited,
+        known_ids=known_ids,
+        allowed=allowed,
+        context=question or "",
+        headings=headings,
     )
     lexical = checks[-1]
     hard = min((c.score for c in checks if c.name != "lexical"), default=1.0)
@@ -350,6 +357,11 @@ def tool_validations(rows: list[dict]) -> tuple[list[dict], list[str]]:
     return records, rejected
 
 
+def headings_of(chosen: list[dict]) -> str:
+    """The titles and section paths of the evidence items a claim cites."""
+    return " ".join(f"{e.get('title') or ''} {e.get('section_path') or ''}" for e in chosen)
+
+
 def spans_of(ids: list[str], evidence: dict[str, dict]) -> list[dict]:
     chosen = [evidence[i] for i in ids if i in evidence] or list(evidence.values())
     return chosen
@@ -398,6 +410,7 @@ def check(
             known_ids=set(evidence),
             allowed=allowed,
             generated=generated,
+            headings=headings_of(chosen),
         )
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)
@@ -470,9 +483,13 @@ def citation_fix(
     cited = [i for i in claim.evidence_ids if i in evidence]
 
     def holds(ids: list[str]) -> bool:
-        spans = [evidence[i]["text"] for i in ids]
+        chosen = [evidence[i] for i in ids]
         checks = groundedness.deterministic_checks(
-            claim.text, spans, allowed=allowed, context=question
+            claim.text,
+            [e["text"] for e in chosen],
+            allowed=allowed,
+            context=question,
+            headings=headings_of(chosen),
         )
         return all(c.score == 1.0 for c in checks if c.name in CITABLE_CHECKS)
 

@@ -11,8 +11,10 @@ name found in no span scores the claim 0 whatever the judge says.
                 values: number words, "24 million" = "24,000,000", "March 2010" inside
                 "March 5, 2010", "5th" = "5"
 - `scale`       "million" / "billion" / "thousand" next to a figure must give a value the spans hold
-- `entities`    names, acronyms and identifiers must occur in the spans (casing, accents,
-                possessives and inflections normalised); a capitalised first word of a sentence
+- `entities`    names, acronyms and identifiers must occur in the spans or in the titles and
+                sections of the documents they come from ("the Contoso Retail contract" cites
+                a clause of "Service Agreement - Contoso Retail GmbH"); casing, accents,
+                possessives and inflections normalised; a capitalised first word of a sentence
                 is a name only when it is not a word the spans or the question use
 - `polarity`    negation or direction (more/less, before/after…) flipped against the words of the
                 span sentence the claim restates, when it restates them closely enough to prove it
@@ -53,7 +55,7 @@ from stages.common.text import (
 CHECKS = {
     "figures": "2.0.0",
     "scale": "2.0.0",
-    "entities": "2.0.0",
+    "entities": "2.1.0",  # 2.1: names in the cited documents' titles count
     "polarity": "2.0.0",
     "citations": "1.0.0",
     "injection": "1.1.0",
@@ -402,12 +404,13 @@ def first_word_tag(sentence: str) -> str | None:
 
 
 def check_entities(
-    claim: str, spans: list[str], allowed: str = "", context: str = ""
+    claim: str, spans: list[str], allowed: str = "", context: str = "", headings: str = ""
 ) -> CheckResult:
-    """Names and identifiers must occur in the spans (identifiers also in `allowed`); `context`
-    (the question) only tells whether a capitalised first word is an ordinary word."""
+    """Names and identifiers must occur in the spans (identifiers also in `allowed`, names also
+    in `headings`: the cited documents' titles and sections); `context` (the question) only
+    tells whether a capitalised first word is an ordinary word."""
     support = " ".join(spans)
-    vocabulary = _vocabulary(support)
+    vocabulary = _vocabulary(f"{support} {headings}")
     body = strip_lead_in(claim)
     names = names_in(without_identifiers(body))
     first = re.match(r"\W*(\w+)", body)
@@ -560,12 +563,14 @@ def deterministic_checks(
     known_ids: set[str] | None = None,
     allowed: str = "",
     context: str = "",
+    headings: str = "",
 ) -> list[CheckResult]:
-    """All deterministic checks of one claim (lexical last); `context` is the question."""
+    """All deterministic checks of one claim (lexical last); `context` is the question,
+    `headings` the titles and sections of the spans' documents."""
     results = [
         check_figures(claim, spans),
         check_scale(claim, spans),
-        check_entities(claim, spans, allowed.lower(), context),
+        check_entities(claim, spans, allowed.lower(), context, headings),
         check_polarity(claim, spans),
         check_injection(spans),
     ]
