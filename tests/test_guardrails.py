@@ -848,6 +848,27 @@ def test_presidio_loads_without_transformers_pipelines(tmp_path):
     assert done.stdout.split() == ["False", "ok"]
 
 
+def test_guardrails_use_spacy_and_presidio_without_importing_torch(tmp_path):
+    """thinc and Presidio import torch only to probe for it: 1.3 s of every `grounding ask`."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys; from stages.guardrails import groundedness, pii; "
+        "assert pii.analyzer() is not None; "
+        "assert groundedness.first_word_tag('Fabrikam released it.') == 'PROPN'; "
+        "assert pii.find('mail jane@example.com', ['email']); "
+        "print('torch' in sys.modules); import torch; print(torch.tensor([1.0]).sum().item())"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "1.0"]
+
+
 def test_a_short_answer_is_scored_against_its_own_threshold():
     question = "In what year did the first French church open in Manakin Town?"
     toolkit, _ = judged_toolkit(0.7)

@@ -66,7 +66,7 @@ def _without_spacy_plugins(load):
     return load_without_plugins
 
 
-_IMPORT_SWAP = threading.Lock()
+_IMPORT_SWAP = threading.RLock()  # re-entrant: the swaps nest (Presidio hides two)
 
 
 @contextlib.contextmanager
@@ -93,3 +93,41 @@ def transformers_pipelines_hidden() -> Iterator[None]:
                 sys.modules.pop("transformers", None)
             else:
                 sys.modules["transformers"] = saved  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def torch_hidden() -> Iterator[None]:
+    """Within: `import torch` raises ImportError, unless torch is imported already.
+
+    Libraries that merely probe for torch at import time (thinc, under spaCy; Presidio's device
+    detector and Hugging Face recogniser) treat the ImportError as "no torch". Importing torch
+    costs 1.3 s of every `grounding ask`, which never runs a torch model; after the block, torch
+    imports normally for whoever needs it.
+    """
+    with _IMPORT_SWAP:
+        if "torch" in sys.modules:
+            yield
+            return
+        sys.modules["torch"] = None  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            if sys.modules.get("torch", 0) is None:
+                sys.modules.pop("torch", None)
+
+
+@contextlib.contextmanager
+def spacy_without_torch() -> Iterator[None]:
+    """Within: importing spaCy does not import torch.
+
+    spaCy's layer library, thinc, imports torch at import time when it is installed, for
+    PyTorch-wrapped layers no pipeline here uses (the tagger and Presidio's NER are thinc's own
+    numpy layers). thinc decides once, at its own import, so it is imported here with torch
+    hidden; nothing changes when thinc is imported already.
+    """
+    if "thinc" in sys.modules:
+        yield
+        return
+    with torch_hidden():
+        import thinc.api  # noqa: F401 - thinc decides "no torch" here, once
+    yield

@@ -37,8 +37,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
-
+from stages.common.offline import spacy_without_torch
 from stages.common.text import (
     NUMBER_RE,
     STOPWORDS,
@@ -51,6 +50,9 @@ from stages.common.text import (
     stem,
     words,
 )
+
+with spacy_without_torch():  # thinc would import torch (1.3 s) for layers never used here
+    from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 CHECKS = {
     "figures": "2.0.0",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
 from typing import Any
 
@@ -52,9 +53,12 @@ REGEXES = {
 @functools.cache
 def analyzer() -> Any | None:
     """The Presidio analyzer, built once per process; None when Presidio is not installed."""
-    from stages.common.offline import transformers_pipelines_hidden
+    from stages.common.offline import torch_hidden, transformers_pipelines_hidden
 
-    with transformers_pipelines_hidden():
+    # Presidio imports torch (1.3 s) only to look for a GPU and for a Hugging Face recogniser
+    # this project never uses; its spaCy NER runs on the CPU.
+    os.environ.setdefault("PRESIDIO_DEVICE", "cpu")
+    with transformers_pipelines_hidden(), torch_hidden():
         return _build_analyzer()
 
 
