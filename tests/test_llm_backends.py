@@ -361,6 +361,13 @@ def test_a_fresh_process_restores_the_system_prompt_instead_of_reading_it_again(
     prompt = prefix + "Say yes.<|im_end|>\n<|im_start|>assistant\n"
     body = second.handle_completions({"prompt": prompt, "max_tokens": 1, "cache_prompt": True})
     assert body["timings"]["cache_n"] >= 200  # the system prompt was not evaluated again
+    # the generator's chat request, rendered by the GGUF's own template, starts with that prefix
+    messages = [
+        {"role": "system", "content": generation.SYSTEM_PROMPT},
+        {"role": "user", "content": "Question: anything"},
+    ]
+    body = second.handle_chat_completions({"messages": messages, "max_tokens": 1})
+    assert body["timings"]["cache_n"] >= 200
     # a damaged file is not read back: the request evaluates the prompt itself
     [saved] = tmp_path.iterdir()
     saved.write_bytes(b"not a llama.cpp state")
