@@ -829,31 +829,33 @@ def test_probes_skip_verbatim_claims_short_answers_and_claims_the_judge_rejected
         guardrails._probe(*args, toolkit, "", score(1.0, True, "llm"))
 
 
-def test_presidio_loads_without_transformers_pipelines(tmp_path):
-    """Presidio imports transformers' pipelines for an engine we never use (4.5 s of an ask)."""
+def fresh_interpreter(code: str) -> list[str]:
+    """What `code` prints in a new Python process at the project root (import costs are
+    per process, so they are only seen in one that has imported nothing yet)."""
     import subprocess
     import sys
     from pathlib import Path
 
-    code = (
-        "import sys; from stages.guardrails import pii; assert pii.analyzer() is not None; "
-        "print('transformers.pipelines' in sys.modules); import transformers; "
-        "from transformers import pipeline; print('ok')"
-    )
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["False", "ok"]
+    return done.stdout.split()
 
 
-def test_guardrails_use_spacy_and_presidio_without_importing_torch(tmp_path):
-    """thinc and Presidio import torch only to probe for it: 1.3 s of every `grounding ask`."""
-    import subprocess
-    import sys
-    from pathlib import Path
+def test_presidio_loads_without_transformers_pipelines():
+    """Presidio imports transformers' pipelines for an engine we never use (4.5 s of an ask)."""
+    code = (
+        "import sys; from stages.guardrails import pii; assert pii.analyzer() is not None; "
+        "print('transformers.pipelines' in sys.modules); import transformers; "
+        "from transformers import pipeline; print('ok')"
+    )
+    assert fresh_interpreter(code) == ["False", "ok"]
 
+
+def test_guardrails_use_spacy_and_presidio_without_importing_torch():
+    """thinc and Presidio import torch only to probe for it: over a second of every ask."""
     code = (
         "import sys; from stages.guardrails import groundedness, pii; "
         "assert pii.analyzer() is not None; "
@@ -861,12 +863,7 @@ def test_guardrails_use_spacy_and_presidio_without_importing_torch(tmp_path):
         "assert pii.find('mail jane@example.com', ['email']); "
         "print('torch' in sys.modules); import torch; print(torch.tensor([1.0]).sum().item())"
     )
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["False", "1.0"]
+    assert fresh_interpreter(code) == ["False", "1.0"]
 
 
 def test_a_short_answer_is_scored_against_its_own_threshold():

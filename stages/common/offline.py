@@ -116,18 +116,14 @@ def torch_hidden() -> Iterator[None]:
                 sys.modules.pop("torch", None)
 
 
-@contextlib.contextmanager
-def spacy_without_torch() -> Iterator[None]:
-    """Within: importing spaCy does not import torch.
+def import_thinc_without_torch() -> None:
+    """Import spaCy's layer library, thinc, with torch hidden, before spaCy is imported.
 
-    spaCy's layer library, thinc, imports torch at import time when it is installed, for
-    PyTorch-wrapped layers no pipeline here uses (the tagger and Presidio's NER are thinc's own
-    numpy layers). thinc decides once, at its own import, so it is imported here with torch
-    hidden; nothing changes when thinc is imported already.
+    thinc imports torch at import time when it is installed, for PyTorch-wrapped layers no
+    pipeline here uses (the tagger and Presidio's NER are thinc's own numpy layers). It decides
+    once, at its own import; nothing changes when thinc is imported already.
     """
     if "thinc" in sys.modules:
-        yield
         return
     with torch_hidden():
         import thinc.api  # noqa: F401 - thinc decides "no torch" here, once
-    yield

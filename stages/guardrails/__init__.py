@@ -293,8 +293,10 @@ def decide(
     A critical claim below `block_threshold` blocks at once, unless it is `miscited`: its figure
     or name is in evidence it did not cite, which a revise round can fix."""
     reasons = list(hard_reasons)
-    check_failed = answer_check is not None and answer_check["status"] == "error"
-    if any(c["status"] == "error" for c in claims) or check_failed:
+    errors = any(c["status"] == "error" for c in claims) or (
+        answer_check is not None and answer_check["status"] == "error"
+    )
+    if errors:
         reasons.append("technical error: a claim could not be checked")
     if rejected_tools:
         reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
@@ -327,7 +329,6 @@ def decide(
         )
     if not reasons:
         return "emit", [], []
-    errors = any(c["status"] == "error" for c in claims) or check_failed
     if hard_reasons or rejected_tools or not claims or errors:
         return "block", reasons, feedback
     if critical_low:
@@ -477,8 +478,10 @@ def citation_fix(
     """The evidence ids a claim should cite when its cited spans lack a figure or name that
     another item of its question holds (only such checks failed): that item alone, or with the
     ones it cited. [] when no evidence of the question holds it: the claim is simply wrong."""
+    if scored.route != "check" or not claim.evidence_ids:
+        return []
     failed = {c.name for c in scored.checks if c.name != "lexical" and c.score < 1.0}
-    if scored.route != "check" or not failed <= CITABLE_CHECKS or not claim.evidence_ids:
+    if not failed <= CITABLE_CHECKS:
         return []
     cited = [i for i in claim.evidence_ids if i in evidence]
 

@@ -37,7 +37,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.common.offline import spacy_without_torch
+from stages.common.offline import import_thinc_without_torch
 from stages.common.text import (
     NUMBER_RE,
     STOPWORDS,
@@ -51,8 +51,8 @@ from stages.common.text import (
     words,
 )
 
-with spacy_without_torch():  # thinc would import torch (1.3 s) for layers never used here
-    from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
+import_thinc_without_torch()  # else spaCy's import pulls in torch for layers never used here
+from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS  # noqa: E402
 
 CHECKS = {
     "figures": "2.0.0",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 from typing import Any
 
@@ -55,9 +54,8 @@ def analyzer() -> Any | None:
     """The Presidio analyzer, built once per process; None when Presidio is not installed."""
     from stages.common.offline import torch_hidden, transformers_pipelines_hidden
 
-    # Presidio imports torch (1.3 s) only to look for a GPU and for a Hugging Face recogniser
-    # this project never uses; its spaCy NER runs on the CPU.
-    os.environ.setdefault("PRESIDIO_DEVICE", "cpu")
+    # Presidio imports torch only to look for a GPU and for a Hugging Face recogniser this
+    # project never uses; without it, it settles on the CPU, where its spaCy NER runs anyway.
     with transformers_pipelines_hidden(), torch_hidden():
         return _build_analyzer()
 
