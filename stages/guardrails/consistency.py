@@ -124,8 +124,8 @@ def probe_claim(
     (`answer`, the whole original answer, is the context a silent probe is checked against).
 
     Probing stops as soon as the remaining probes cannot change the vote (with 3 probes and
-    `min_agreement` 0.5, two that agree decide it): each probe is a generation of about 2 s on
-    2 cores. `agreement` is then the share among the probes that ran."""
+    `min_agreement` 0.5, two that agree decide it): each probe is a whole generation by the
+    model. `agreement` is then the share among the probes that ran."""
     original = key_values(claim)
     probe = Probe(claim, sorted(original))
     context = key_values(answer) if answer else None
