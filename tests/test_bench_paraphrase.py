@@ -50,7 +50,7 @@ class ScoreByWord(judge.Judge):
     def __init__(self) -> None:
         super().__init__("llm", "fake", self._score, None)
 
-    def _score(self, claim: str, spans: list[str], question: str | None) -> float:
+    def _score(self, claim: str, spans: list[str], question: str | None, part: bool) -> float:
         return 0.99 if "maps" in claim else 0.1
 
 

@@ -762,9 +762,11 @@ class RecordingJudge:
     def __init__(self, score: float) -> None:
         self.score = score
         self.asked: list[tuple[str, str | None]] = []
+        self.parts: list[bool] = []
 
-    def judge(self, claim: str, spans: list[str], question: str | None = None):
+    def judge(self, claim: str, spans: list[str], question: str | None = None, part=False):
         self.asked.append((claim, question))
+        self.parts.append(part)
         return guardrails.judge.Verdict(self.score, "llm", self.model_id)
 
 
@@ -986,3 +988,31 @@ def test_a_name_from_the_cited_documents_title_is_not_an_invented_name():
         attribution, gen_row("q1", answer), {"E1": evidence}, Config(judge="none"), question="?"
     )
     assert "name not in evidence" not in " ".join(report["claims"][0]["reasons"])
+
+
+def test_each_claim_of_a_two_claim_answer_is_judged_as_one_part_of_the_answer():
+    # "What was the date and who arrived?" answered in two paraphrased claims: neither is the whole
+    # answer, so the judge must not be asked whether either answers the question by itself
+    fake = RecordingJudge(0.99)
+    two = (
+        "Manakin Town was reached by the Huguenots in 1700. [E1] "
+        "The French church of the town opened in 1685. [E1]"
+    )
+    llm_answer_check(two, fake)
+    assert fake.parts == [True, True]
+    fake = RecordingJudge(0.99)
+    llm_answer_check("Manakin Town was reached by the Huguenots in 1700. [E1]", fake)
+    assert fake.parts == [False]
+
+
+def test_the_judge_prompt_names_a_part_of_the_answer_and_keys_it_apart():
+    spans = ["The Business plan costs €29 per user per month."]
+    question = "What is the Business plan price and how long is the notice period?"
+    claim = "The Business plan is €29 a month per user."
+    whole = guardrails.judge.user_prompt(claim, spans, question)
+    part = guardrails.judge.user_prompt(claim, spans, question, part=True)
+    assert "Proposed answer: " in whole and "part of the answer" not in whole
+    assert "One part of the answer: " + claim in part and "Proposed answer" not in part
+    scores = iter([0.2, 0.9])
+    judged = guardrails.judge.Judge("llm", "fake", lambda *args: next(scores), None)
+    assert judged._key(claim, spans, question, False) != judged._key(claim, spans, question, True)

@@ -191,7 +191,9 @@ class FakeJudge(judge.Judge):
         self.fixed = score
         self.asked: list[tuple[str, list[str], str | None]] = []
 
-    def _answer(self, claim: str, spans: list[str], question: str | None) -> float:
+    def _answer(
+        self, claim: str, spans: list[str], question: str | None, part: bool = False
+    ) -> float:
         self.asked.append((claim, spans, question))
         return self.fixed
 

@@ -57,7 +57,7 @@ from stages.models.errors import LLMError
 NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
 # what can be proven; 2.3: citations carry their anchor
-VERSION = "2.7.0"
+VERSION = "2.8.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -195,6 +195,7 @@ def verify_claim(
     allowed: str = "",
     generated: bool = False,
     headings: str = "",
+    part: bool = False,
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
@@ -207,6 +208,9 @@ def verify_claim(
     exception to "verbatim is supported": its words occurring in a span do not say the span
     answers the question with them (the year of another event, the Starter price for the
     Enterprise question), so it goes to the judge as a proposed answer to `question`.
+
+    `part`: the claim is one of several of its answer, so the judge asks whether it supports
+    that part, not whether it answers the whole (a two-part question) question.
     """
     checks = groundedness.deterministic_checks(
         text,
@@ -234,7 +238,9 @@ def verify_claim(
         reasons = reasons + lexical.reasons
         return ClaimScore(lexical.score, critical, "skipped", checks, reasons, route="prefilter")
     try:
-        verdict = toolkit.judge().judge(groundedness.strip_lead_in(text), spans, question)
+        verdict = toolkit.judge().judge(
+            groundedness.strip_lead_in(text), spans, question, part=part and not short_answer
+        )
     except judge.JudgeError as exc:
         why = f"entailment judge failed: {str(exc)[:200]}"
         return ClaimScore(
@@ -398,7 +404,8 @@ def check(
     allowed = " ".join([question, *config.identifier_allowlist]).lower()
     claims, probes, divergent, routes, miscited = [], [], [], [], []
     generated = generation.get("backend") in LLM_BACKENDS
-    for claim in _decompose(answer, config, toolkit):
+    decomposed = _decompose(answer, config, toolkit)
+    for claim in decomposed:
         chosen = spans_of(claim.evidence_ids, evidence)
         spans = [e["text"] for e in chosen]
         scored = verify_claim(
@@ -412,6 +419,7 @@ def check(
             allowed=allowed,
             generated=generated,
             headings=headings_of(chosen),
+            part=len(decomposed) > 1,
         )
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)

@@ -32,7 +32,7 @@ from stages.models.cache import AnswerCache
 from stages.models.errors import JudgeError
 from stages.models.settings import LLMSettings
 
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 PROMPT_VERSION = "2"
 __all__ = ["JudgeError", "Judge", "Verdict", "llm_judge", "nli_judge"]
 
@@ -60,9 +60,18 @@ class Verdict:
     cached: bool = False
 
 
-def user_prompt(claim: str, spans: list[str], question: str | None) -> str:
+def user_prompt(claim: str, spans: list[str], question: str | None, part: bool = False) -> str:
+    """The judge's question. A claim that is one `part` of a longer answer is asked about as
+    such: as "the proposed answer" to "What is the Business plan price and how long is the
+    termination notice?", "The Business plan price is €29 per user per month." reads as
+    incomplete, and the judge said no to right claims of two-part answers."""
     evidence = "\n".join(f"[{i}] {' '.join(s.split())}" for i, s in enumerate(spans, start=1))
-    if question:
+    if question and part:
+        ask = (
+            f"Question: {question}\nOne part of the answer: {claim}\n\n"
+            "Does the evidence support this part of the answer?"
+        )
+    elif question:
         ask = (
             f"Question: {question}\nProposed answer: {claim}\n\n"
             "Does the evidence support the proposed answer to the question?"
@@ -113,7 +122,7 @@ def focus(claim: str, spans: list[str], question: str | None = None) -> list[str
     return [sentences[i] for i in sorted(chosen)] or spans
 
 
-Score = Callable[[str, list[str], "str | None"], float]
+Score = Callable[[str, list[str], "str | None", bool], float]
 
 
 class Judge:
@@ -127,19 +136,23 @@ class Judge:
         self.cache = AnswerCache(cache_dir) if cache_dir else None
         self.calls = 0
 
-    def _key(self, claim: str, spans: list[str], question: str | None) -> str:
-        digest = hashlib.sha256(json.dumps([claim, spans, question]).encode()).hexdigest()
+    def _key(self, claim: str, spans: list[str], question: str | None, part: bool) -> str:
+        item = [claim, spans, question, "part"] if part else [claim, spans, question]
+        digest = hashlib.sha256(json.dumps(item).encode()).hexdigest()
         return AnswerCache.key(
             judge=self.name, model_id=self.model_id, prompt=PROMPT_VERSION, item=digest
         )
 
-    def judge(self, claim: str, spans: list[str], question: str | None = None) -> Verdict:
+    def judge(
+        self, claim: str, spans: list[str], question: str | None = None, part: bool = False
+    ) -> Verdict:
+        """`part`: the claim is one of several of its answer (see `user_prompt`)."""
         spans = focus(claim, spans, question)
-        key = self._key(claim, spans, question)
+        key = self._key(claim, spans, question, part)
         if self.cache and (hit := self.cache.get(key)) and isinstance(hit.get("score"), float):
             return Verdict(hit["score"], self.name, self.model_id, cached=True)
         self.calls += 1
-        score = self._score(claim, spans, question)
+        score = self._score(claim, spans, question, part)
         if self.cache:
             self.cache.put(key, {"score": score})
         return Verdict(score, self.name, self.model_id)
@@ -148,8 +161,8 @@ class Judge:
 def llm_judge(settings: LLMSettings, cache_dir: str | None = None) -> Judge:
     model = yesno.yes_no_model(settings)
 
-    def score(claim: str, spans: list[str], question: str | None) -> float:
-        return model.p_yes(SYSTEM_PROMPT, user_prompt(claim, spans, question))
+    def score(claim: str, spans: list[str], question: str | None, part: bool) -> float:
+        return model.p_yes(SYSTEM_PROMPT, user_prompt(claim, spans, question, part))
 
     return Judge("llm", model.model_id, score, cache_dir)
 
@@ -159,8 +172,8 @@ def nli_judge(
 ) -> Judge:
     scorer = pairs.cross_encoder(model_path, label=entailment_label)
 
-    def score(claim: str, spans: list[str], question: str | None) -> float:
-        hypothesis = f"{question} {claim}" if question else claim
+    def score(claim: str, spans: list[str], question: str | None, part: bool) -> float:
+        hypothesis = f"{question} {claim}" if question and not part else claim
         try:
             return float(scorer.score([(" ".join(spans), hypothesis)])[0])
         except Exception as exc:  # any load or model failure is a technical error
