@@ -216,9 +216,12 @@ def ask(
             "flow run's bookkeeping costs about 10 s, more than answering from a built index."
         ),
     ] = False,
+    timings: Annotated[
+        bool, typer.Option(help="Print each stage's seconds and cache hit after the answer.")
+    ] = False,
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
-    from flows.runs import selection_warnings
+    from flows.runs import selection_warnings, summarize
     from stages.formats.anchors import anchor_label
 
     settings = _load(config, set_)
@@ -228,7 +231,7 @@ def ask(
         "principal": principal or settings.default_principal,
         "query_type": query_type or settings.default_query_type,
     }
-    result, _ = _run_pipeline(settings, [record], progress, in_flow=flow)
+    result, seconds = _run_pipeline(settings, [record], progress, in_flow=flow)
     answer = result.final_answers.to_pylist()[0]
     console.print(answer["rendered_answer"] or "(no answer)")
     if answer["status"] == "answered":
@@ -252,6 +255,8 @@ def ask(
         store = settings.artifact_store()
         for warning in selection_warnings(result, store, [record["question_id"]]):
             console.print(f"  [yellow]warning:[/yellow] {warning}")
+    if timings:
+        console.print(_summary_table(summarize(result, settings.artifact_store(), seconds)))
     sys.exit(0)
 
 

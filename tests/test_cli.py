@@ -80,8 +80,10 @@ def test_ask_prints_a_cited_answer_and_a_refusal(sample_run, sample_store, tmp_p
     assert answered.returncode == 0, answered.stderr
     assert "€49" in answered.stdout and "[E1]" in answered.stdout
     assert "Northwind Cloud Price List 2026" in answered.stdout
-    refused = _grounding("ask", "What is the office address in Tokyo?", *settings)
+    assert "Run summary" not in answered.stdout
+    refused = _grounding("ask", "What is the office address in Tokyo?", "--timings", *settings)
     assert refused.returncode == 0, refused.stderr
+    assert "Run summary" in refused.stdout and "guardrails" in refused.stdout
     assert "refusal_reason: insufficient_evidence" in refused.stdout
     assert "no eligible sources" not in refused.stdout  # it had sources; they did not answer
 

@@ -267,6 +267,18 @@ def test_the_judge_sees_the_sentences_that_bear_on_a_claim_of_long_evidence():
     assert judge.focus("anything", [ALBUM]) == [ALBUM]  # short evidence is kept whole
 
 
+def test_the_judge_reads_at_most_judge_focus_words_of_evidence():
+    filler = " ".join(f"Sentence {i} is about something else entirely." for i in range(20))
+    claim = "The album sold 317,000 copies in its first week."
+    fake = FakeJudge(0.9)
+    fake.focus_words = 30
+    fake.judge(claim, [f"{filler} {ALBUM}"])
+    seen = fake.asked[0][1]
+    assert 0 < sum(len(s.split()) for s in seen) <= 30 and "317,000 copies" in " ".join(seen)
+    config = Config(judge="llm", judge_focus_words=30, judge_cache_dir=None)
+    assert guardrails.make_judge(config).focus_words == 30
+
+
 # --- the pair set -------------------------------------------------------------------------------
 
 

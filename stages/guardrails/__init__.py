@@ -107,6 +107,9 @@ class Config(BaseModel):
     answer_sentence_threshold: float = Field(
         0.0, ge=0, le=1, description="judge P(yes) that a copied answer answers the question"
     )
+    # The judge reads the cited spans cut to the sentences that bear on the claim, at most this
+    # many words: its prompt is read at about 60 tokens/s on 2 cores (stages/guardrails/judge.py).
+    judge_focus_words: int = Field(80, ge=10, le=2000, description="evidence words per judgement")
     judge_cache_dir: str | None = "artifacts/_judge_cache"
     identifier_allowlist: list[str] = Field(default_factory=list)
     # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
@@ -161,9 +164,12 @@ def make_judge(config: Config) -> judge.Judge:
         if not config.nli_model_path:
             raise judge.JudgeError("guardrails.judge 'nli' needs nli_model_path")
         return judge.nli_judge(
-            config.nli_model_path, config.nli_entailment_label, config.judge_cache_dir
+            config.nli_model_path,
+            config.nli_entailment_label,
+            config.judge_cache_dir,
+            config.judge_focus_words,
         )
-    return judge.llm_judge(config.llm, config.judge_cache_dir)
+    return judge.llm_judge(config.llm, config.judge_cache_dir, config.judge_focus_words)
 
 
 # ---------------------------------------------------------------- one claim

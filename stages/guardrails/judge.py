@@ -81,10 +81,13 @@ def user_prompt(claim: str, spans: list[str], question: str | None, part: bool =
     return f"Evidence:\n{evidence}\n\n{ask} Answer yes or no."
 
 
-def focus(claim: str, spans: list[str], question: str | None = None) -> list[str]:
-    """The sentences of `spans` that bear on the claim, in their order, within `FOCUS_WORDS`
-    (the spans unchanged when they are that short already)."""
-    if sum(len(s.split()) for s in spans) <= FOCUS_WORDS:
+def focus(
+    claim: str, spans: list[str], question: str | None = None, words: int = FOCUS_WORDS
+) -> list[str]:
+    """The sentences of `spans` that bear on the claim, in their order, within `words`
+    (the spans unchanged when they are that short already). The judge's prompt is read at
+    about 60 tokens/s on 2 cores, so every evidence word costs about 20 ms a judgement."""
+    if sum(len(s.split()) for s in spans) <= words:
         return spans
     sentences = [span[b:e] for span in spans for b, e in sentence_spans(span)]
     wanted = set(content_tokens(claim))
@@ -96,12 +99,12 @@ def focus(claim: str, spans: list[str], question: str | None = None) -> list[str
 
     chosen: list[int] = []
     covered: set[str] = set()
-    budget = FOCUS_WORDS
+    budget = words
     while True:
         options = [
             (gain(s, covered), -i)
             for i, s in enumerate(sentences)
-            if i not in chosen and len(s.split()) <= max(budget, FOCUS_WORDS * (not chosen))
+            if i not in chosen and len(s.split()) <= max(budget, words * (not chosen))
         ]
         best = max(options, default=(0.0, 0))
         if best[0] <= 0:
@@ -129,8 +132,16 @@ class Judge:
     """Verdicts cached as small JSON files keyed by claim, spans, question, model and prompt;
     a cached verdict never loads the model."""
 
-    def __init__(self, name: str, model_id: str, score: Score, cache_dir: str | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        model_id: str,
+        score: Score,
+        cache_dir: str | None,
+        focus_words: int = FOCUS_WORDS,
+    ) -> None:
         self.name = name
+        self.focus_words = focus_words
         self.model_id = model_id
         self._score = score
         self.cache = AnswerCache(cache_dir) if cache_dir else None
@@ -147,7 +158,7 @@ class Judge:
         self, claim: str, spans: list[str], question: str | None = None, part: bool = False
     ) -> Verdict:
         """`part`: the claim is one of several of its answer (see `user_prompt`)."""
-        spans = focus(claim, spans, question)
+        spans = focus(claim, spans, question, self.focus_words)
         key = self._key(claim, spans, question, part)
         if self.cache and (hit := self.cache.get(key)) and isinstance(hit.get("score"), float):
             return Verdict(hit["score"], self.name, self.model_id, cached=True)
@@ -158,17 +169,22 @@ class Judge:
         return Verdict(score, self.name, self.model_id)
 
 
-def llm_judge(settings: LLMSettings, cache_dir: str | None = None) -> Judge:
+def llm_judge(
+    settings: LLMSettings, cache_dir: str | None = None, focus_words: int = FOCUS_WORDS
+) -> Judge:
     model = yesno.yes_no_model(settings)
 
     def score(claim: str, spans: list[str], question: str | None, part: bool) -> float:
         return model.p_yes(SYSTEM_PROMPT, user_prompt(claim, spans, question, part))
 
-    return Judge("llm", model.model_id, score, cache_dir)
+    return Judge("llm", model.model_id, score, cache_dir, focus_words)
 
 
 def nli_judge(
-    model_path: str, entailment_label: str = "entailment", cache_dir: str | None = None
+    model_path: str,
+    entailment_label: str = "entailment",
+    cache_dir: str | None = None,
+    focus_words: int = FOCUS_WORDS,
 ) -> Judge:
     scorer = pairs.cross_encoder(model_path, label=entailment_label)
 
@@ -179,4 +195,4 @@ def nli_judge(
         except Exception as exc:  # any load or model failure is a technical error
             raise JudgeError(f"NLI model {model_path!r} could not be used: {exc}") from exc
 
-    return Judge("nli", f"nli:{model_path}", score, cache_dir)
+    return Judge("nli", f"nli:{model_path}", score, cache_dir, focus_words)
