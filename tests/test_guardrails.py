@@ -367,6 +367,18 @@ def test_pii_uses_presidio_offline():
     assert pii.detector_name("auto") == "presidio"
 
 
+def test_presidio_is_built_only_for_text_that_could_hold_pii():
+    # its spaCy model costs seconds of every `grounding ask`; an answer without "@" or a run of
+    # digits never needs it, and naming the detector must not build it either
+    pii.analyzer.cache_clear()
+    pii._find.cache_clear()
+    assert pii.detector_name("auto") == "presidio"
+    assert pii.find("The Business plan costs €29 per user per month.", ALL_KINDS) == []
+    assert pii.analyzer.cache_info().currsize == 0
+    found = pii.find("Write to ops@northwind.example.", ALL_KINDS)
+    assert [f["kind"] for f in found] == ["email"] and pii.analyzer.cache_info().currsize == 1
+
+
 @pytest.mark.parametrize("engine", ["presidio", "regex"])
 def test_redact_email_phone_and_iban(engine):
     text, found = pii.redact(

@@ -17,6 +17,7 @@ configured: names in business answers are often the point of the answer).
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
 import re
 from typing import Any
@@ -122,9 +123,18 @@ def _tokens_only(engine: Any, text: str) -> Any:
 
 
 def detector_name(engine: str = "auto") -> str:
+    """The detector `find` uses, named without building it: Presidio's spaCy model takes
+    about 2.4 s of a 2-core `grounding ask` to load, and most answers never reach it
+    (`could_hold_pii`)."""
     if engine == "regex":
         return "regex"
-    return "presidio" if analyzer() is not None else "regex"
+    if analyzer.cache_info().currsize:  # already built: what it became
+        return "presidio" if analyzer() is not None else "regex"
+    return "presidio" if presidio_installed() else "regex"
+
+
+def presidio_installed() -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in ("presidio_analyzer", "tldextract"))
 
 
 def find(text: str, kinds: list[str], engine: str = "auto") -> list[dict]:
@@ -139,9 +149,9 @@ def _find(text: str, kinds: tuple[str, ...], engine: str) -> tuple[dict, ...]:
     """Cached per (text, kinds): a rerun or a revise round re-redacts the same answers."""
     if "person" not in kinds and not could_hold_pii(text):
         return ()
-    if detector_name(engine) == "presidio":
+    presidio = analyzer() if engine != "regex" else None
+    if presidio is not None:
         entities = [e for k in kinds for e in KIND_ENTITIES.get(k, [])]
-        presidio = analyzer()
         artifacts = None if "person" in kinds else _tokens_only(presidio, text)
         results = presidio.analyze(text, language="en", entities=entities, nlp_artifacts=artifacts)
         matches = [
