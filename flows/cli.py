@@ -122,7 +122,7 @@ class StageProgress:
 
 def _run_pipeline(config, records: list[dict], show_progress: bool, in_flow: bool = True):
     """The stages as a Prefect flow run, or (in_flow False) in this process without one."""
-    from flows import executor, pipeline
+    from flows import executor
     from stages.common import progress
 
     progress.enable(show_progress)
@@ -131,6 +131,8 @@ def _run_pipeline(config, records: list[dict], show_progress: bool, in_flow: boo
     started = time.perf_counter()
     with bars.progress:
         if in_flow:
+            from flows import pipeline  # imports Prefect (about 1 s), which a plain ask never needs
+
             result = pipeline.run_pipeline_flow(config, records)
         else:
             questions = executor.questions_table(

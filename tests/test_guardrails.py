@@ -868,6 +868,15 @@ def test_presidio_loads_without_transformers_pipelines():
     assert fresh_interpreter(code) == ["False", "ok"]
 
 
+def test_the_stop_words_read_without_spacy_are_spacys():
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from stages.guardrails import groundedness
+
+    assert groundedness.spacy_stop_words() == frozenset(STOP_WORDS)
+    assert {"the", "whereas", "n't"} <= groundedness.COMMON_WORDS
+
+
 def test_guardrails_use_spacy_and_presidio_without_importing_torch():
     """thinc and Presidio import torch only to probe for it: over a second of every ask."""
     code = (

@@ -43,6 +43,21 @@ def test_executor_and_eval_import_without_prefect():
     assert done.stdout.strip() == "[]"
 
 
+def test_a_plain_ask_imports_neither_prefect_nor_spacy():
+    """`grounding ask` without --flow: Prefect's import was about 1 s of each ask, and spaCy's
+    (for its stop-word list) 0.5 s; spaCy loads only when a name or PII check needs it."""
+    code = (
+        "import sys\n"
+        "import flows.cli, flows.executor, stages.guardrails\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'prefect', 'spacy', 'thinc'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def _module_name(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
 

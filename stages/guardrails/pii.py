@@ -110,6 +110,9 @@ def could_hold_pii(text: str) -> bool:
 
 @functools.cache
 def _tokenizer() -> Any:
+    from stages.common.offline import import_thinc_without_torch
+
+    import_thinc_without_torch()
     import spacy
 
     return spacy.blank("en")
