@@ -28,6 +28,7 @@ import collections
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -219,6 +220,44 @@ def compare_set(set_dir: Path, store: Path, caches: Path) -> dict[str, Any]:
     }
 
 
+STAGE_DONE_RE = re.compile(r"stage=([\w@]+)\] stage done in ([\d.]+)s")
+LOADED_RE = re.compile(r"llama\.cpp loaded \S+ in ([\d.]+)s")
+LLM_CALL_RE = re.compile(
+    r"stage=([\w@]+)\] llama\.cpp ([\w ]+): read (\d+) prompt tokens in ([\d.]+)s "
+    r"\((\d+) reused\), generated (\d+) in ([\d.]+)s"
+)
+
+
+def ask_breakdown(log_text: str, wall_s: float) -> dict[str, Any]:
+    """Where one ask's seconds went, from its DEBUG log: each stage, the model load, and each
+    llama.cpp request (prompt tokens read and reused, tokens generated); the rest of the wall
+    time is the interpreter, imports and the CLI."""
+    stages = {m[1]: float(m[2]) for m in STAGE_DONE_RE.finditer(log_text)}
+    calls = [
+        {
+            "stage": m[1],
+            "call": m[2],
+            "prompt_tokens": int(m[3]),
+            "prompt_s": float(m[4]),
+            "reused_tokens": int(m[5]),
+            "generated_tokens": int(m[6]),
+            "generation_s": float(m[7]),
+        }
+        for m in LLM_CALL_RE.finditer(log_text)
+    ]
+    loads = [float(m[1]) for m in LOADED_RE.finditer(log_text)]
+    return {
+        "stages_s": stages,
+        "model_load_s": round(sum(loads), 2),
+        "llm_calls": calls,
+        "prompt_tokens_read": sum(c["prompt_tokens"] for c in calls),
+        "prompt_read_s": round(sum(c["prompt_s"] for c in calls), 2),
+        "tokens_generated": sum(c["generated_tokens"] for c in calls),
+        "generating_s": round(sum(c["generation_s"] for c in calls), 2),
+        "outside_stages_s": round(wall_s - sum(stages.values()), 2),
+    }
+
+
 def time_asks(folder: Path, caches: Path) -> list[dict[str, Any]]:
     """One fresh `ask` process per question; the index is built first and not timed."""
     store = folder / "ask-store"
@@ -241,20 +280,22 @@ def time_asks(folder: Path, caches: Path) -> list[dict[str, Any]]:
     timings: list[dict[str, Any]] = []
     for number, question in enumerate(ASK_QUESTIONS):
         started = time.perf_counter()
-        done = subprocess.run(
-            [*command, "ask", question, *settings],
+        done = subprocess.run(  # DEBUG: per-stage seconds and llama.cpp's own per-call timings
+            [*command, "--log-level", "DEBUG", "ask", question, *settings],
             cwd=common.ROOT,
             env=env,
             capture_output=True,
             text=True,
         )
+        wall_s = round(time.perf_counter() - started, 2)
         timings.append(
             {
                 "question": question,
-                "wall_s": round(time.perf_counter() - started, 2),
+                "wall_s": wall_s,
                 "system_prompts": "saved" if number == 0 else "restored",
                 "exit_code": done.returncode,
                 "printed": done.stdout.strip().splitlines()[:4],
+                "breakdown": ask_breakdown(done.stderr, wall_s),
             }
         )
     return timings
@@ -347,4 +388,14 @@ def summarize(result: dict[str, Any]) -> str:
         for a in result["grounding_ask"]
     )
     lines.append(f"`grounding ask` (llama_cpp, fresh process): {asks} (target <= 15 s).")
+    for a in result["grounding_ask"]:
+        b = a.get("breakdown")
+        if b:
+            lines.append(
+                f"- {a['wall_s']} s = model load {b['model_load_s']} s, prompt tokens read "
+                f"{b['prompt_tokens_read']} in {b['prompt_read_s']} s, tokens generated "
+                f"{b['tokens_generated']} in {b['generating_s']} s over "
+                f"{len(b['llm_calls'])} llama.cpp calls, outside the stages "
+                f"{b['outside_stages_s']} s"
+            )
     return "\n".join(lines)

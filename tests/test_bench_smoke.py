@@ -117,3 +117,29 @@ def test_setup_bench_times_each_command_make_echoes():
     steps = setup._steps(log)
     assert [s["seconds"] for s in steps] == [1.5, 28.5, 12.5]
     assert steps[1]["command"].startswith(".venv/bin/pip install")
+
+
+def test_ask_breakdown_reads_stage_and_llama_cpp_lines_of_a_debug_log():
+    from bench.llm_answers import ask_breakdown
+
+    prefix = "2026-11-24 17:31:32,1 DEBUG   stages.models.chat [run=r stage={}] "
+    log = "\n".join(
+        [
+            prefix.format("retrieval") + "stage done in 0.62s (computed)",
+            prefix.format("generation") + "llama.cpp loaded /m/q.gguf in 3.04s",
+            prefix.format("generation")
+            + "llama.cpp generation: read 238 prompt tokens in 4.17s (295 reused), "
+            "generated 41 in 2.37s",
+            prefix.format("generation") + "stage done in 9.70s (computed)",
+            prefix.format("guardrails")
+            + "llama.cpp prefix evaluation: read 44 prompt tokens in 0.82s (3 reused), "
+            "generated 1 in 0.00s",
+            prefix.format("guardrails") + "stage done in 1.00s (computed)",
+        ]
+    )
+    b = ask_breakdown(log, wall_s=14.0)
+    assert b["stages_s"] == {"retrieval": 0.62, "generation": 9.7, "guardrails": 1.0}
+    assert b["model_load_s"] == 3.04
+    assert [c["call"] for c in b["llm_calls"]] == ["generation", "prefix evaluation"]
+    assert b["prompt_tokens_read"] == 282 and b["tokens_generated"] == 42
+    assert b["outside_stages_s"] == 2.68

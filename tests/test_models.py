@@ -124,3 +124,26 @@ def test_a_command_line_override_reaches_the_model_block(tmp_path):
     assert guardrails.llm.path == "other.gguf" and guardrails.llm.backend == "llama_cpp"
     legacy = load_test_config(tmp_path, **{"rerank.llm_model_path": "old-name.gguf"})
     assert legacy.stage_config("rerank").llm.path == "old-name.gguf"
+
+
+def test_llama_cpp_reply_timings_are_logged_at_debug(caplog):
+    import logging
+
+    from stages.models import chat
+
+    body = {
+        "choices": [],
+        "timings": {"cache_n": 295, "prompt_n": 238, "prompt_ms": 4174.2, "predicted_n": 41,
+                    "predicted_ms": 2367.0},
+    }  # fmt: skip
+    with caplog.at_level(logging.DEBUG, logger="stages.models.chat"):
+        assert chat.server_reply(body, "generation") is body
+    (record,) = caplog.records
+    assert record.getMessage() == (
+        "llama.cpp generation: read 238 prompt tokens in 4.17s (295 reused), generated 41 in 2.37s"
+    )
+    assert record.prompt_tokens == 238 and record.generation_s == 2.367
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="stages.models.chat"):
+        chat.server_reply(body, "generation")
+    assert not caplog.records

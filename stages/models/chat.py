@@ -18,6 +18,7 @@ import email.utils
 import functools
 import hashlib
 import json
+import logging
 import os
 import random
 import secrets
@@ -31,6 +32,8 @@ from typing import Any
 from stages.models.errors import LLMError
 from stages.models.files import PACKAGED_MODEL_SHA256, model_id_for, verify_gguf
 from stages.models.settings import LLMSettings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -117,10 +120,13 @@ def load_server(
     except ImportError as exc:
         raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
     params = server_params(model_path, n_ctx, n_threads, kv_dir)
+    started = time.perf_counter()
     try:
         server = xllamacpp.Server(params)
     except (ValueError, RuntimeError, OSError) as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
+    seconds = time.perf_counter() - started
+    log.debug("llama.cpp loaded %s in %.2fs", model_path, seconds, extra={"load_s": seconds})
     _LOADED.append(server)
     if kv_dir:
         _PREFIXES[id(server)] = PrefixStates(server, params.api_keys[0], kv_dir, sha256, n_ctx)
@@ -220,7 +226,32 @@ def server_reply(body: Any, what: str) -> dict[str, Any]:
     if error:
         message = error.get("message", error) if isinstance(error, dict) else error
         raise LLMError(f"llama.cpp {what} failed: {message}")
+    log_timings(body.get("timings"), what)
     return body
+
+
+def log_timings(timings: Any, what: str) -> None:
+    """llama.cpp's own account of a request, at DEBUG: on 2 cores the time goes to the prompt
+    tokens it reads (those reused from its cache cost nothing) and the tokens it generates."""
+    if not isinstance(timings, dict) or not log.isEnabledFor(logging.DEBUG):
+        return
+    fields = {
+        "reused_tokens": timings.get("cache_n"),
+        "prompt_tokens": timings.get("prompt_n"),
+        "prompt_s": round(float(timings.get("prompt_ms") or 0) / 1000, 3),
+        "generated_tokens": timings.get("predicted_n"),
+        "generation_s": round(float(timings.get("predicted_ms") or 0) / 1000, 3),
+    }
+    log.debug(
+        "llama.cpp %s: read %s prompt tokens in %.2fs (%s reused), generated %s in %.2fs",
+        what,
+        fields["prompt_tokens"],
+        fields["prompt_s"],
+        fields["reused_tokens"],
+        fields["generated_tokens"],
+        fields["generation_s"],
+        extra={"llm_call": what, **fields},
+    )
 
 
 class LlamaCppClient(ChatClient):
