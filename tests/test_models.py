@@ -147,3 +147,17 @@ def test_llama_cpp_reply_timings_are_logged_at_debug(caplog):
     with caplog.at_level(logging.INFO, logger="stages.models.chat"):
         chat.server_reply(body, "generation")
     assert not caplog.records
+
+
+def test_weight_repacking_is_a_setting_that_reaches_llama_cpp(tmp_path):
+    from stages.models import chat
+    from stages.models.settings import LLMSettings
+
+    assert chat.server_params("m.gguf", 1024, None).no_extra_bufts  # off by default
+    assert not chat.server_params("m.gguf", 1024, None, repack_weights=True).no_extra_bufts
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    for repack in (False, True):
+        settings = LLMSettings(path=str(model), sha256=None, repack_weights=repack)
+        client = chat.chat_client(settings, max_tokens=16, temperature=0.0, seed=0)
+        assert client._load_args[-1] is repack  # part of the loaded server's identity

@@ -83,7 +83,11 @@ def _close_models() -> None:
 
 
 def server_params(
-    model_path: str, n_ctx: int, n_threads: int | None, kv_dir: str | None = None
+    model_path: str,
+    n_ctx: int,
+    n_threads: int | None,
+    kv_dir: str | None = None,
+    repack_weights: bool = False,
 ) -> Any:
     """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
     its HTTP listener on loopback behind a random API key nobody is told (in process, the
@@ -98,6 +102,7 @@ def server_params(
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.warmup = False  # a warm-up pass costs a second at load and changes no output
+    params.no_extra_bufts = not repack_weights  # see LLMSettings.repack_weights
     params.offline = True  # never ask a model hub for anything
     params.verbosity = 0  # llama.cpp's per-request timing lines would flood the logs
     params.hostnames = ["127.0.0.1"]
@@ -110,7 +115,12 @@ def server_params(
 
 @functools.cache
 def load_server(
-    model_path: str, sha256: str, n_ctx: int, n_threads: int | None, kv_dir: str | None = None
+    model_path: str,
+    sha256: str,
+    n_ctx: int,
+    n_threads: int | None,
+    kv_dir: str | None = None,
+    repack_weights: bool = False,
 ) -> Any:
     """One xllamacpp `Server` per process and model identity (path and hash) and context size:
     loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
@@ -119,7 +129,7 @@ def load_server(
         import xllamacpp
     except ImportError as exc:
         raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
-    params = server_params(model_path, n_ctx, n_threads, kv_dir)
+    params = server_params(model_path, n_ctx, n_threads, kv_dir, repack_weights)
     started = time.perf_counter()
     try:
         server = xllamacpp.Server(params)
@@ -129,7 +139,8 @@ def load_server(
     log.debug("llama.cpp loaded %s in %.2fs", model_path, seconds, extra={"load_s": seconds})
     _LOADED.append(server)
     if kv_dir:
-        _PREFIXES[id(server)] = PrefixStates(server, params.api_keys[0], kv_dir, sha256, n_ctx)
+        identity = f"{sha256}|{n_ctx}|{'repacked' if repack_weights else 'plain'}"
+        _PREFIXES[id(server)] = PrefixStates(server, params.api_keys[0], kv_dir, identity)
     return server
 
 
@@ -146,10 +157,10 @@ class PrefixStates:
     a different prompt means.
     """
 
-    def __init__(self, server: Any, api_key: str, directory: str, sha256: str, n_ctx: int):
+    def __init__(self, server: Any, api_key: str, directory: str, model_identity: str):
         self.server = server
         self.directory = Path(directory)
-        self.identity = f"{sha256}|{n_ctx}|{_binding_version()}"
+        self.identity = f"{model_identity}|{_binding_version()}"
         self._headers = {"Authorization": f"Bearer {api_key}"}
         self._primed: set[str] = set()
         self._lock = threading.Lock()
@@ -271,13 +282,21 @@ class LlamaCppClient(ChatClient):
         max_tokens: int = 256,
         seed: int = 0,
         kv_cache_dir: str | Path | None = None,
+        repack_weights: bool = False,
     ) -> None:
         self.model_path = Path(model_path).resolve()
         self.sha256 = verify_gguf(self.model_path, model_sha256)
         self.model_id = model_id_for(self.model_path, self.sha256)
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
         kv_dir = str(Path(kv_cache_dir).resolve()) if kv_cache_dir else None
-        self._load_args = (str(self.model_path), self.sha256, n_ctx, n_threads, kv_dir)
+        self._load_args = (
+            str(self.model_path),
+            self.sha256,
+            n_ctx,
+            n_threads,
+            kv_dir,
+            repack_weights,
+        )
 
     @property
     def server(self) -> Any:
@@ -456,6 +475,7 @@ def chat_client(
         max_tokens=max_tokens,
         seed=seed,
         kv_cache_dir=settings.kv_cache_dir,
+        repack_weights=settings.repack_weights,
     )
 
 

@@ -86,6 +86,7 @@ class LlamaYesNo:
                     n_ctx=self.settings.n_ctx,
                     n_threads=self.settings.n_threads,
                     kv_cache_dir=self.settings.kv_cache_dir,
+                    repack_weights=self.settings.repack_weights,
                 )
                 self._server = client.server
             except LLMError as exc:
