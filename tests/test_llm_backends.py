@@ -349,7 +349,7 @@ def test_a_fresh_process_restores_the_system_prompt_instead_of_reading_it_again(
     def fresh() -> tuple[object, chat.PrefixStates]:
         params = chat.server_params(str(MODEL), 1024, None, str(tmp_path))
         server = xllamacpp.Server(params)
-        identity = f"{sha}|1024|plain"
+        identity = f"{sha}|1024|repacked"
         return server, chat.PrefixStates(server, params.api_keys[0], str(tmp_path), identity)
 
     first, states = fresh()

@@ -153,8 +153,8 @@ def test_weight_repacking_is_a_setting_that_reaches_llama_cpp(tmp_path):
     from stages.models import chat
     from stages.models.settings import LLMSettings
 
-    assert chat.server_params("m.gguf", 1024, None).no_extra_bufts  # off by default
-    assert not chat.server_params("m.gguf", 1024, None, repack_weights=True).no_extra_bufts
+    assert not chat.server_params("m.gguf", 1024, None).no_extra_bufts  # llama.cpp default
+    assert chat.server_params("m.gguf", 1024, None, repack_weights=False).no_extra_bufts
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF" + bytes(60))
     for repack in (False, True):

@@ -87,7 +87,7 @@ def server_params(
     n_ctx: int,
     n_threads: int | None,
     kv_dir: str | None = None,
-    repack_weights: bool = False,
+    repack_weights: bool = True,
 ) -> Any:
     """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
     its HTTP listener on loopback behind a random API key nobody is told (in process, the
@@ -120,7 +120,7 @@ def load_server(
     n_ctx: int,
     n_threads: int | None,
     kv_dir: str | None = None,
-    repack_weights: bool = False,
+    repack_weights: bool = True,
 ) -> Any:
     """One xllamacpp `Server` per process and model identity (path and hash) and context size:
     loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
@@ -282,7 +282,7 @@ class LlamaCppClient(ChatClient):
         max_tokens: int = 256,
         seed: int = 0,
         kv_cache_dir: str | Path | None = None,
-        repack_weights: bool = False,
+        repack_weights: bool = True,
     ) -> None:
         self.model_path = Path(model_path).resolve()
         self.sha256 = verify_gguf(self.model_path, model_sha256)

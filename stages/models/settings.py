@@ -42,10 +42,11 @@ class LLMSettings(BaseModel):
     # llama_cpp: system prompts' KV states saved here, so a fresh process (`grounding ask`)
     # does not read them again (about 4 s for the generator's); null = off
     kv_cache_dir: str | None = "artifacts/_llm_kv"
-    # llama_cpp: repack the weights at load for llama.cpp's interleaved CPU kernels. On the
-    # 2-core machines that costs 0.65 s of each load and reads prompts 5-7 % slower, for 8 %
-    # faster generation; the judge and the generator spend their time reading prompts.
-    repack_weights: bool = False
+    # llama_cpp: repack the weights at load for llama.cpp's interleaved CPU kernels (llama.cpp's
+    # default). false loads 0.65 s faster and reads prompts 5-7 % faster on 2 cores, but its
+    # other rounding changed 3 of 169 greedy LLM answers in `bench llm_answers`, all three for
+    # the worse (bench/results/llm_answers-norepack.json), so it is opt-in
+    repack_weights: bool = True
     # openai_compatible: unset values come from GROUNDING_LLM_BASE_URL / _MODEL / _API_KEY
     base_url: str | None = None
     model: str | None = None
