@@ -72,6 +72,23 @@ def test_run_twice_writes_the_run_folder_and_hits_every_cache(tmp_path):
     assert len(pd.read_parquet(latest / "trace.parquet")) == SAMPLE_QUESTIONS
 
 
+def test_a_plain_ask_answers_without_importing_prefect(sample_run, sample_store, tmp_path):
+    """Prefect's import was about 1 s of every `grounding ask`; only `--flow` needs it."""
+    settings = _settings(sample_store, tmp_path / "runs")
+    argv = ["grounding", "ask", "What is the monthly list price of the Business plan?", *settings]
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('prefect loaded:', 'prefect' in sys.modules))\n"
+        f"sys.argv = {argv!r}\n"
+        "runpy.run_module('flows.cli', run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "€29" in done.stdout and done.stdout.strip().endswith("prefect loaded: False")
+
+
 def test_ask_prints_a_cited_answer_and_a_refusal(sample_run, sample_store, tmp_path):
     # sample_run built the indexes in sample_store, so only the per-question stages run here
     settings = _settings(sample_store, tmp_path / "runs")

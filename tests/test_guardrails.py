@@ -531,7 +531,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.8.0"
+    assert report["version"] == guardrails.VERSION == "2.8.1"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -677,6 +677,18 @@ def test_run_redacts_pii_in_answer_and_rendering_and_lists_redactions():
         assert "billing@contoso.example" not in text and "7946 0958" not in text
         assert "[REDACTED EMAIL]" in text and "[REDACTED PHONE]" in text
     assert sorted(r["kind"] for r in reports["q1"]["redactions"]) == ["email", "phone"]
+
+
+def test_the_report_names_the_regex_fallback_when_presidio_cannot_be_built(monkeypatch):
+    import functools
+
+    monkeypatch.setattr(pii, "analyzer", functools.cache(lambda: None))  # installed but broken
+    pii._find.cache_clear()
+    span = "Billing questions go to billing@contoso.example."
+    reports, finals = run_guardrails([answered_case("q1", f"{span} [E1]", [span])])
+    pii._find.cache_clear()  # its verdicts came from the regex fallback
+    assert "[REDACTED EMAIL]" in finals["q1"]["answer"]
+    assert reports["q1"]["pii_detector"] == "regex"
 
 
 def test_run_does_not_redact_text_without_pii():

@@ -43,9 +43,9 @@ def test_executor_and_eval_import_without_prefect():
     assert done.stdout.strip() == "[]"
 
 
-def test_a_plain_ask_imports_neither_prefect_nor_spacy():
-    """`grounding ask` without --flow: Prefect's import was about 1 s of each ask, and spaCy's
-    (for its stop-word list) 0.5 s; spaCy loads only when a name or PII check needs it."""
+def test_the_cli_and_the_guardrails_import_neither_prefect_nor_spacy():
+    """spaCy's import (for its stop-word list) was 0.5 s of each `grounding ask`; it loads only
+    when a name or PII check needs it. (tests/test_cli.py runs an ask without Prefect.)"""
     code = (
         "import sys\n"
         "import flows.cli, flows.executor, stages.guardrails\n"

@@ -56,8 +56,8 @@ from stages.models.errors import LLMError
 
 NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
-# what can be proven; 2.3: citations carry their anchor
-VERSION = "2.8.0"
+# what can be proven; 2.3: citations carry their anchor; 2.8.1: pii_detector named after redacting
+VERSION = "2.8.1"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -639,7 +639,6 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             tool_rows[row["question_id"]].append(row)
     toolkit = Toolkit(config)
     versions = check_versions(config)
-    detector = pii.detector_name(config.pii_engine) if config.redact_pii else "none"
     reports, finals = [], []
     for attribution in inputs["attributions"].to_pylist():
         qid = attribution["question_id"]
@@ -668,7 +667,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 "question_id": qid,
                 **report,
                 "redactions": redactions,
-                "pii_detector": detector,
+                # named after redacting: Presidio is built on the first text that could hold
+                # PII, and where it cannot be built the regex fallback did the work
+                "pii_detector": pii.detector_name(config.pii_engine)
+                if config.redact_pii
+                else "none",
                 "check_versions": versions,
                 "version": VERSION,
             }

@@ -43,9 +43,10 @@ class LLMSettings(BaseModel):
     # does not read them again (about 4 s for the generator's); null = off
     kv_cache_dir: str | None = "artifacts/_llm_kv"
     # llama_cpp: repack the weights at load for llama.cpp's interleaved CPU kernels (llama.cpp's
-    # default). false loads 0.65 s faster and reads prompts 5-7 % faster on 2 cores, but its
-    # other rounding changed 3 of 169 greedy LLM answers in `bench llm_answers`, all three for
-    # the worse (bench/results/llm_answers-norepack.json), so it is opt-in
+    # default). false loads 0.65 s faster and reads prompts 4-8 % faster on 2 cores, but with its
+    # other rounding `bench llm_answers` got fewer right LLM answers (squad 20 -> 19, sample-v1
+    # 44 -> 42) and let three more wrong ones through (bench/results/llm_answers-norepack.json),
+    # so it is opt-in
     repack_weights: bool = True
     # openai_compatible: unset values come from GROUNDING_LLM_BASE_URL / _MODEL / _API_KEY
     base_url: str | None = None
