@@ -283,6 +283,11 @@ MARKER_BEFORE_STOP_RE = re.compile(r"((?:\s*\[E\d+\])+)\s*([.!?])")
 FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
+def system_prompts(config: Config) -> list[str]:
+    """The system prompts this stage sends an LLM (`grounding warm` saves their KV states)."""
+    return [SYSTEM_PROMPT]
+
+
 def answer_schema(request: Request) -> dict[str, Any]:
     """JSON schema of the reply, citations limited to this request's evidence ids."""
     ids = [item.evidence_id for item in request.evidence]

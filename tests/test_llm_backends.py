@@ -9,7 +9,10 @@ Only the malformed-reply, cache and 429 cases use stubs, as they test this modul
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -376,3 +379,67 @@ def test_a_fresh_process_restores_the_system_prompt_instead_of_reading_it_again(
     assert states.prime(prefix) == "failed"
     body = third.handle_completions({"prompt": prompt, "max_tokens": 1, "cache_prompt": True})
     assert body["timings"]["cache_n"] == 0 and body["choices"]
+
+
+def test_warm_lists_the_system_prompts_each_stage_sends():
+    from flows.config import load_config, parse_overrides
+    from flows.warm import prompts_by_stage
+    from stages import guardrails
+    from stages.guardrails import consistency, judge
+
+    settings = load_config(ROOT / "configs" / "pipeline.yaml", {})
+    stages = {stage: prompts for stage, _, prompts in prompts_by_stage(settings)}
+    assert stages["generation"] == [generation.SYSTEM_PROMPT]  # whatever the backend
+    assert stages["guardrails"] == [judge.SYSTEM_PROMPT, consistency.PROBE_SYSTEM]
+    quiet = load_config(
+        ROOT / "configs" / "pipeline.yaml",
+        parse_overrides(["guardrails.judge=nli", "guardrails.consistency_probes=0"]),
+    )
+    assert guardrails.system_prompts(quiet.stage_config("guardrails")) == []
+    server = LLMSettings(backend="openai_compatible", base_url="http://127.0.0.1:9/v1")
+    assert chat.save_system_prompts(server, ["S"]) == ["off"]  # nothing to save on a server
+    no_dir = LLMSettings(kv_cache_dir=None)
+    assert chat.save_system_prompts(no_dir, ["S", "T"]) == ["off", "off"]
+
+
+@needs_model
+def test_grounding_warm_saves_the_prompts_an_ask_then_restores(tmp_path):
+    """`make setup` runs `grounding warm`: the first ask must not read the system prompts."""
+    kv = tmp_path / "kv"
+    args = [
+        "--set",
+        f"generation.llm.kv_cache_dir={kv}",
+        "--set",
+        f"guardrails.llm.kv_cache_dir={kv}",
+    ]
+    command = [sys.executable, "-m", "flows.cli", "warm", *args]
+    env = {**os.environ, "COLUMNS": "160"}
+    first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("saved") == 3 and len(list(kv.glob("*.bin"))) == 3
+    again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stdout.count("restored") == 3, again.stdout
+    # the generator's prompt, as a later process's first request sends it, is not read again
+    server = LLMSettings(kv_cache_dir=str(kv))
+    client = chat.chat_client(server, max_tokens=1)
+    messages = [
+        {"role": "system", "content": generation.SYSTEM_PROMPT},
+        {"role": "user", "content": "Question: anything"},
+    ]
+    assert chat.save_system_prompts(server, [generation.SYSTEM_PROMPT]) == ["restored"]
+    body = client.server.handle_chat_completions({"messages": messages, "max_tokens": 1})
+    assert body["timings"]["cache_n"] >= 200
+
+
+def test_grounding_warm_fails_clearly_on_a_missing_model(tmp_path):
+    missing = str(tmp_path / "nowhere.gguf")
+    command = [
+        sys.executable, "-m", "flows.cli", "warm",
+        "--set", f"generation.llm.path={missing}", "--set", f"guardrails.llm.path={missing}",
+        "--set", f"generation.llm.kv_cache_dir={tmp_path}",
+        "--set", f"guardrails.llm.kv_cache_dir={tmp_path}",
+    ]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "200"}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1
+    assert "error" in done.stdout and "nowhere.gguf" in done.stdout

@@ -611,6 +611,17 @@ def _question_is_the_only_instruction(question: str, texts: list[str]) -> bool:
     return bool(has_instruction(question)) and not any(has_instruction(t) for t in texts)
 
 
+def system_prompts(config: Config) -> list[str]:
+    """The system prompts this stage sends its LLM (`grounding warm` saves their KV states):
+    the yes/no judge's, the probes' and the LLM decomposer's, as far as `config` uses them."""
+    prompts = [judge.SYSTEM_PROMPT] if config.judge == "llm" else []
+    if config.consistency_probes:
+        prompts.append(consistency.PROBE_SYSTEM)
+    if config.decomposer == "llm":
+        prompts.append(claims_mod.DECOMPOSE_PROMPT)
+    return prompts
+
+
 def check_versions(config: Config) -> list[str]:
     versions = {f"{n}@{v}" for n, v in groundedness.CHECKS.items()}
     versions |= {

@@ -224,6 +224,19 @@ def prime_prefix(server: Any, prefix: str) -> str:
     return states.prime(prefix) if states else "off"
 
 
+def save_system_prompts(settings: LLMSettings, systems: list[str]) -> list[str]:
+    """Give each system prompt a saved KV state for `settings`' GGUF now, as the first request
+    with it would (`grounding warm`, run by `make setup`), so no `ask` reads them again.
+
+    One status per prompt: saved | restored | done | failed, or "off" for a server backend or
+    without a `kv_cache_dir`. Raises `LLMError` when the model cannot be loaded."""
+    if settings.backend != "llama_cpp" or not settings.kv_cache_dir:
+        return ["off"] * len(systems)
+    client = chat_client(settings)
+    assert isinstance(client, LlamaCppClient)
+    return [prime_prefix(client.server, chatml_system_prefix(system)) for system in systems]
+
+
 def chatml_system_prefix(system: str) -> str:
     """The start of a ChatML prompt up to the user's text (Qwen2.5's template)."""
     return f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n"
