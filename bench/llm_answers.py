@@ -130,8 +130,15 @@ def _round(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def draft_outcomes(rows: list[dict], first_actions: dict[str, str], rounds: dict[str, int]):
-    """Per LLM first answer (round 0): right or wrong, what the guardrails did, how it ended."""
+def draft_outcomes(
+    rows: list[dict],
+    first_actions: dict[str, str],
+    rounds: dict[str, int],
+    probes: dict[str, list[dict]] | None = None,
+):
+    """Per LLM first answer (round 0): right or wrong, what the guardrails did, how it ended,
+    and its self-consistency probes."""
+    probes = probes or {}
     cases = []
     for r in rows:
         draft = r["pre_guardrail_answer"]
@@ -153,15 +160,33 @@ def draft_outcomes(rows: list[dict], first_actions: dict[str, str], rounds: dict
                 "final_status": r["status"],
                 "answer": r["answer"],
                 "guardrail_reasons": r["guardrail_reasons"],
+                "probes": [probe_outcome(p, draft) for p in probes.get(r["question_id"], [])],
             }
         )
     return cases
+
+
+def probe_outcome(row: dict, draft: str, min_agreement: float = 0.5) -> dict[str, Any]:
+    """A round-0 probe record, and what its first probe alone would have decided: the first
+    template is the same whatever the number of probes, so this is what `consistency_probes: 1`
+    would have done with that claim (with the default `min_agreement`)."""
+    from stages.guardrails import consistency
+
+    answers = [a for a in row.get("probe_answers") or [] if not a.startswith("error:")]
+    outcome = {"status": row["status"], "claim": row["claim"], "answers": answers}
+    if row["status"] in ("agree", "diverge") and answers:
+        original = consistency.key_values(row["claim"])
+        context = consistency.key_values(draft)
+        _, diverged = consistency.majority(original, answers[:1], min_agreement, context)
+        outcome["first_probe_alone"] = "diverge" if diverged else "agree"
+    return outcome
 
 
 def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
     right = [c for c in cases if c["draft_right"]]
     wrong = [c for c in cases if not c["draft_right"]]
     revised = [c for c in cases if c["first_action"] == "revise"]
+    probed = [(c, p) for c in cases for p in c.get("probes", []) if "first_probe_alone" in p]
     return {
         "drafts": len(cases),
         "right_drafts": len(right),
@@ -182,6 +207,19 @@ def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
                 1 for c in revised if c["draft_right"] and c["ended"] != "right"
             ),
         },
+        "probes": {
+            "claims_probed": len(probed),
+            "probe_calls": sum(len(p["answers"]) for _, p in probed),
+            "diverged_on_right_drafts": sum(
+                p["status"] == "diverge" for c, p in probed if c["draft_right"]
+            ),
+            "diverged_on_wrong_drafts": sum(
+                p["status"] == "diverge" for c, p in probed if not c["draft_right"]
+            ),
+            "first_probe_alone_decides_the_same": sum(
+                p["first_probe_alone"] == p["status"] for _, p in probed
+            ),
+        },
     }
 
 
@@ -189,8 +227,11 @@ def _share(numerator: int, denominator: int) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
 
 
-def first_round(run: Any, store: Path) -> tuple[dict[str, str], dict[str, int]]:
-    """Round 0's guardrail action and the number of revise rounds used, per question."""
+def first_round(
+    run: Any, store: Path
+) -> tuple[dict[str, str], dict[str, int], dict[str, list[dict]]]:
+    """Round 0's guardrail action, the number of revise rounds used and round 0's probe
+    records, per question."""
     from stages.store import ArtifactStore
 
     artifacts = ArtifactStore(store)
@@ -200,14 +241,16 @@ def first_round(run: Any, store: Path) -> tuple[dict[str, str], dict[str, int]]:
     rounds: dict[str, int] = {}
     for row in log:
         rounds[row["question_id"]] = max(rounds.get(row["question_id"], 0), row["round"])
-    return {r["question_id"]: r["action"] for r in reports}, rounds
+    actions = {r["question_id"]: r["action"] for r in reports}
+    probes = {r["question_id"]: r.get("consistency_probes") or [] for r in reports}
+    return actions, rounds, probes
 
 
 def compare_set(set_dir: Path, store: Path, caches: Path) -> dict[str, Any]:
     results = {b: evaluate_backend(set_dir, store, b, caches) for b in BACKENDS}
     llm = results["llama_cpp"]
-    actions, rounds = first_round(llm["run"], store)
-    cases = draft_outcomes(llm["rows"], actions, rounds)
+    actions, rounds, probes = first_round(llm["run"], store)
+    cases = draft_outcomes(llm["rows"], actions, rounds, probes)
     figures = guardrail_figures(cases)
     extractive, generated = results["extractive"]["summary"], llm["summary"]
     return {

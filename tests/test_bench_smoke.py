@@ -143,3 +143,38 @@ def test_ask_breakdown_reads_stage_and_llama_cpp_lines_of_a_debug_log():
     assert [c["call"] for c in b["llm_calls"]] == ["generation", "prefix evaluation"]
     assert b["prompt_tokens_read"] == 282 and b["tokens_generated"] == 42
     assert b["outside_stages_s"] == 2.68
+
+
+def test_the_llm_answers_bench_says_what_one_probe_would_have_decided():
+    from bench.llm_answers import draft_outcomes, guardrail_figures
+
+    row = {
+        "question_id": "q1",
+        "question": "What is the Business plan's monthly price?",
+        "expected_behavior": "answer",
+        "gold_answers": ["€29"],
+        "pre_guardrail_answer": "The Business plan costs €29 per user per month. [E1]",
+        "pre_guardrail_supported": True,
+        "status": "answered",
+        "correct": True,
+        "answer": "The Business plan costs €29 per user per month. [E1]",
+        "guardrail_reasons": [],
+    }
+    claim = "The Business plan costs €29 per user per month."
+    probes = {
+        "q1": [
+            # the first probe picked the annual price, the next two the monthly one
+            {"claim": claim, "status": "agree", "probe_answers": ["€24.65", "€29", "€29"]},
+            {"claim": claim, "status": "proven", "probe_answers": []},
+        ]
+    }
+    [case] = draft_outcomes([row], {"q1": "emit"}, {}, probes)
+    assert [p.get("first_probe_alone") for p in case["probes"]] == ["diverge", None]
+    figures = guardrail_figures([case])["probes"]
+    assert figures == {
+        "claims_probed": 1,
+        "probe_calls": 3,
+        "diverged_on_right_drafts": 0,
+        "diverged_on_wrong_drafts": 0,
+        "first_probe_alone_decides_the_same": 0,
+    }
