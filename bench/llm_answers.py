@@ -61,6 +61,7 @@ ASK_QUESTIONS = (
     "How much storage per user does the Starter plan include?",
     "What is the monthly list price of the Business plan per user?",
 )
+PROBE_COUNTS = (1, 2)  # `consistency_probes` values replayed from round 0's probe answers
 TARGETS = {"false_positive_rate": 0.10, "efficacy": 0.60, "ask_wall_s": 15.0}
 
 
@@ -167,18 +168,33 @@ def draft_outcomes(
 
 
 def probe_outcome(row: dict, draft: str, min_agreement: float = 0.5) -> dict[str, Any]:
-    """A round-0 probe record, and what its first probe alone would have decided: the first
-    template is the same whatever the number of probes, so this is what `consistency_probes: 1`
-    would have done with that claim (with the default `min_agreement`)."""
+    """A round-0 probe record, and what fewer probes would have decided from the same answers.
+
+    Probes run their templates in a fixed order and stop once the vote is decided, so the
+    answers recorded with N probes are the ones `consistency_probes: k` (k < N) would have
+    got: replaying the vote over them gives k's decision and calls exactly (round 0 only)."""
     from stages.guardrails import consistency
 
     answers = [a for a in row.get("probe_answers") or [] if not a.startswith("error:")]
-    outcome = {"status": row["status"], "claim": row["claim"], "answers": answers}
-    if row["status"] in ("agree", "diverge") and answers:
-        original = consistency.key_values(row["claim"])
-        context = consistency.key_values(draft)
-        _, diverged = consistency.majority(original, answers[:1], min_agreement, context)
-        outcome["first_probe_alone"] = "diverge" if diverged else "agree"
+    outcome: dict[str, Any] = {"status": row["status"], "claim": row["claim"], "answers": answers}
+    if row["status"] not in ("agree", "diverge") or not answers:
+        return outcome
+    original = consistency.key_values(row["claim"])
+    context = consistency.key_values(draft)
+    for k in range(1, len(PROBE_COUNTS) + 1):
+        used: list[str] = []
+        for answer in answers:
+            if len(used) == k or consistency.vote_decided(
+                original, used, k, min_agreement, context
+            ):
+                break
+            used.append(answer)
+        if len(used) < k and not consistency.vote_decided(
+            original, used, k, min_agreement, context
+        ):
+            continue  # the record is too short to replay k probes
+        _, diverged = consistency.majority(original, used, min_agreement, context)
+        outcome[f"with_{k}"] = {"status": "diverge" if diverged else "agree", "calls": len(used)}
     return outcome
 
 
@@ -186,7 +202,10 @@ def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
     right = [c for c in cases if c["draft_right"]]
     wrong = [c for c in cases if not c["draft_right"]]
     revised = [c for c in cases if c["first_action"] == "revise"]
-    probed = [(c, p) for c in cases for p in c.get("probes", []) if "first_probe_alone" in p]
+    probed = [
+        (c, p) for c in cases for p in c.get("probes", []) if "answers" in p and "status" in p
+    ]
+    probed = [(c, p) for c, p in probed if p["status"] in ("agree", "diverge") and p["answers"]]
     return {
         "drafts": len(cases),
         "right_drafts": len(right),
@@ -216,9 +235,15 @@ def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
             "diverged_on_wrong_drafts": sum(
                 p["status"] == "diverge" for c, p in probed if not c["draft_right"]
             ),
-            "first_probe_alone_decides_the_same": sum(
-                p["first_probe_alone"] == p["status"] for _, p in probed
-            ),
+            "with_fewer_probes": {
+                str(k): {
+                    "same_decision": sum(p[f"with_{k}"]["status"] == p["status"] for p in fewer),
+                    "of": len(fewer),
+                    "calls": sum(p[f"with_{k}"]["calls"] for p in fewer),
+                }
+                for k in PROBE_COUNTS
+                if (fewer := [p for _, p in probed if f"with_{k}" in p])
+            },
         },
     }
 

@@ -55,13 +55,13 @@ from stages.models.cache import AnswerCache
 from stages.models.errors import LLMError
 
 NAME = "generation"
-VERSION = "1.4.0"
+VERSION = "1.3.0"
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")
 PER_QUESTION = True  # cached and batched per question
 TOOL = "generate_answer"
-PROMPT_VERSION = "3"  # 3: the state object without the question and is_error
+PROMPT_VERSION = "2"
 
 REFUSAL_REASONS = contracts.REFUSAL_REASONS
 STATE_INSTRUCTIONS = {
@@ -314,16 +314,18 @@ def answer_schema(request: Request) -> dict[str, Any]:
 
 
 def build_messages(request: Request) -> list[dict[str, str]]:
-    """The request's state travels as a JSON object; the evidence as `[E#] text` lines; the
-    question last.
+    """The request's state travels as a JSON object; the evidence as `[E#] text` lines.
 
     (The 1.5B model copies markers and figures far more reliably from `[E#] text` lines than
     from evidence nested in JSON: on the Enterprise-price question the nested form made it
-    answer the annual-billing €41.65 and cite the wrong item, E2.) The state object carries
-    neither the question, which ends the message, nor `is_error`, which is always false here
-    (an error state never reaches a model): 24 prompt tokens a 2-core ask reads in 0.4 s.
+    answer the annual-billing €41.65 and cite the wrong item, E2.)
     """
-    state: dict[str, Any] = {"state": request.state, "instruction": request.instruction}
+    state: dict[str, Any] = {
+        "question": request.question,
+        "state": request.state,
+        "is_error": request.is_error,
+        "instruction": request.instruction,
+    }
     if request.refusal_hint:
         state["refusal_hint"] = request.refusal_hint
     if len(request.sub_questions) > 1:

@@ -145,7 +145,7 @@ def test_ask_breakdown_reads_stage_and_llama_cpp_lines_of_a_debug_log():
     assert b["outside_stages_s"] == 2.68
 
 
-def test_the_llm_answers_bench_says_what_one_probe_would_have_decided():
+def test_the_llm_answers_bench_replays_round_0_probes_with_fewer_probes():
     from bench.llm_answers import draft_outcomes, guardrail_figures
 
     row = {
@@ -169,12 +169,28 @@ def test_the_llm_answers_bench_says_what_one_probe_would_have_decided():
         ]
     }
     [case] = draft_outcomes([row], {"q1": "emit"}, {}, probes)
-    assert [p.get("first_probe_alone") for p in case["probes"]] == ["diverge", None]
+    replayed = case["probes"][0]
+    # one probe: the annual price alone diverges; two: one of two agrees, which is enough
+    assert replayed["with_1"] == {"status": "diverge", "calls": 1}
+    assert replayed["with_2"] == {"status": "agree", "calls": 2}
+    assert "with_1" not in case["probes"][1]  # a verbatim claim is not probed
     figures = guardrail_figures([case])["probes"]
     assert figures == {
         "claims_probed": 1,
         "probe_calls": 3,
         "diverged_on_right_drafts": 0,
         "diverged_on_wrong_drafts": 0,
-        "first_probe_alone_decides_the_same": 0,
+        "with_fewer_probes": {
+            "1": {"same_decision": 0, "of": 1, "calls": 1},
+            "2": {"same_decision": 1, "of": 1, "calls": 2},
+        },
     }
+
+
+def test_a_probe_record_too_short_to_replay_is_not_replayed():
+    from bench.llm_answers import probe_outcome
+
+    claim = "The Business plan costs €29 per user per month."
+    row = {"claim": claim, "status": "diverge", "probe_answers": ["€24.65"]}  # 1 of 1 probe
+    outcome = probe_outcome(row, claim)
+    assert outcome["with_1"] == {"status": "diverge", "calls": 1} and "with_2" not in outcome
