@@ -319,6 +319,22 @@ def test_probing_stops_once_the_vote_is_decided():
     assert (client.calls, probe.status) == (3, "agree")
 
 
+def test_the_default_two_probes_flag_a_claim_only_when_neither_repeats_it():
+    config = Config()
+    assert (config.consistency_probes, config.min_agreement) == (2, 0.5)
+
+    def probe(answers: list[str]) -> tuple[int, str]:
+        client = ScriptedClient(answers)
+        result = consistency.probe_claim(
+            "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 2, config.min_agreement
+        )
+        return client.calls, result.status
+
+    assert probe(["It costs €44.", "It costs €59."]) == (1, "agree")  # one agreeing decides
+    assert probe(["It costs €59.", "€44 per user."]) == (2, "agree")  # one of two is enough
+    assert probe(["It costs €59.", "It costs €41.65."]) == (2, "diverge")
+
+
 def test_probe_agreement_compares_figures_or_else_names():
     original = consistency.key_values("Contoso Retail pays €44.")
     assert consistency.agrees(original, "Contoso pays €44 a month.")
@@ -531,7 +547,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.8.1"
+    assert report["version"] == guardrails.VERSION == "2.9.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
