@@ -181,17 +181,13 @@ def probe_outcome(row: dict, draft: str, min_agreement: float = 0.5) -> dict[str
         return outcome
     original = consistency.key_values(row["claim"])
     context = consistency.key_values(draft)
-    for k in range(1, len(PROBE_COUNTS) + 1):
+    for k in PROBE_COUNTS:
         used: list[str] = []
         for answer in answers:
-            if len(used) == k or consistency.vote_decided(
-                original, used, k, min_agreement, context
-            ):
+            if not consistency.vote_needs_more(original, used, k, min_agreement, context):
                 break
             used.append(answer)
-        if len(used) < k and not consistency.vote_decided(
-            original, used, k, min_agreement, context
-        ):
+        if consistency.vote_needs_more(original, used, k, min_agreement, context):
             continue  # the record is too short to replay k probes
         _, diverged = consistency.majority(original, used, min_agreement, context)
         outcome[f"with_{k}"] = {"status": "diverge" if diverged else "agree", "calls": len(used)}
@@ -203,9 +199,11 @@ def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
     wrong = [c for c in cases if not c["draft_right"]]
     revised = [c for c in cases if c["first_action"] == "revise"]
     probed = [
-        (c, p) for c in cases for p in c.get("probes", []) if "answers" in p and "status" in p
+        (c, p)
+        for c in cases
+        for p in c.get("probes", [])
+        if p["status"] in ("agree", "diverge") and p["answers"]
     ]
-    probed = [(c, p) for c, p in probed if p["status"] in ("agree", "diverge") and p["answers"]]
     return {
         "drafts": len(cases),
         "right_drafts": len(right),

@@ -326,7 +326,12 @@ def test_the_default_two_probes_flag_a_claim_only_when_neither_repeats_it():
     def probe(answers: list[str]) -> tuple[int, str]:
         client = ScriptedClient(answers)
         result = consistency.probe_claim(
-            "Contoso Retail pays €44.", "How much?", [EVIDENCE], client, 2, config.min_agreement
+            "Contoso Retail pays €44.",
+            "How much?",
+            [EVIDENCE],
+            client,
+            config.consistency_probes,
+            config.min_agreement,
         )
         return client.calls, result.status
 

@@ -111,6 +111,19 @@ def vote_decided(
     return sure_agree or sure_diverge
 
 
+def vote_needs_more(
+    original: set[str],
+    answers: list[str],
+    n_probes: int,
+    min_agreement: float,
+    context: set[str] | None = None,
+) -> bool:
+    """Whether another probe answer could still change the vote over `n_probes`."""
+    return len(answers) < n_probes and not vote_decided(
+        original, answers, n_probes, min_agreement, context
+    )
+
+
 def probe_claim(
     claim: str,
     question: str,
@@ -132,7 +145,7 @@ def probe_claim(
     evidence = "\n".join(f"[E{i}] {' '.join(s.split())}" for i, s in enumerate(spans, start=1))
     try:
         for template in PARAPHRASES[:n_probes]:
-            if vote_decided(original, probe.probe_answers, n_probes, min_agreement, context):
+            if not vote_needs_more(original, probe.probe_answers, n_probes, min_agreement, context):
                 break
             user = f"Evidence:\n{evidence}\n\n{template.format(question=question)}"
             messages = [
