@@ -1,4 +1,5 @@
-"""Answerability judges end to end (issue 14): none vs strict (the packaged GGUF, P(yes)).
+"""Answerability judges end to end (issue 14): none vs strict (the packaged GGUF, P(yes)), or
+none vs fast (the project's own cross-encoder) with `--set rerank.answerability.kind=fast`.
 
 A seeded sample of the frozen squad2-dev-v1 questions (half answerable, half unanswerable) is
 run through the whole pipeline twice with `grounding eval`'s own scoring: once with rerank's
@@ -7,12 +8,18 @@ answered precision, refusal recall, factuality, ECE, and the rerank seconds per 
 strict, the added seconds per answered question (target <= 1.5 s). No threshold is fitted here:
 the judge's P(yes) meets rerank's default thresholds as it is. The sample is small because the
 strict judge costs about 1-2 s per passage on 2 cores; `--questions` makes it larger.
+
+The fast judge is cheap, so it runs on whole frozen sets (squad2-dev-v1, cross-topic-v1,
+sample-v1), with its model and Platt calibration from configs/answerability-fast.yaml (fitted by
+scripts/fit_answerability.py on SQuAD dev articles no eval set uses), and writes
+answerability-fast.json.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -28,6 +35,8 @@ SOURCE_SET = "squad2-dev-v1"
 DEFAULT_QUESTIONS = 60
 SEED = 14
 TARGET_ADDED_S_PER_ANSWERED = 1.5
+FAST_CONFIG = common.ROOT / "configs" / "answerability-fast.yaml"
+FAST_SETS = ("squad2-dev-v1", "cross-topic-v1", "sample-v1")
 END_TO_END = (
     "truthfulness",
     "answered_precision",
@@ -37,6 +46,7 @@ END_TO_END = (
     "over_refusal_rate",
     "ece",
     "answered_rate",
+    "out_of_corpus_refused",
 )
 
 
@@ -78,20 +88,27 @@ def rewrite_manifest(target: Path, name: str, description: str) -> None:
 
 
 def measure(
-    set_dir: Path, store: Path, kind: str, strict_mode: str | None = None
+    set_dir: Path | str, store: Path, kind: str, strict_mode: str | None = None
+) -> dict[str, Any]:
+    overrides = {"rerank.answerability.kind": kind}
+    if strict_mode and kind == "strict":
+        overrides["rerank.answerability.strict_mode"] = strict_mode
+    label = kind if kind == "none" or not strict_mode else f"{kind}-{strict_mode}"
+    return measure_with(set_dir, store, overrides, label)
+
+
+def measure_with(
+    set_dir: Path | str, store: Path, overrides: dict[str, Any], label: str
 ) -> dict[str, Any]:
     from flows.evaluation import evaluate
 
     started = time.perf_counter()
-    overrides = {"rerank.answerability.kind": kind}
-    if strict_mode and kind == "strict":
-        overrides["rerank.answerability.strict_mode"] = strict_mode
     run = evaluate(set_dir, overrides=overrides, store=store)
     axis = run.metrics["axes"]["end_to_end"]
     rerank_seconds = run.stage_results["rerank"].seconds
     answered = run.metrics["counts"].get("answered", 0)
     return {
-        "judge": kind if kind == "none" or not strict_mode else f"{kind}-{strict_mode}",
+        "judge": label,
         **{name: _round(axis.get(name)) for name in END_TO_END},
         "counts": run.metrics["counts"],
         "answered": answered,
@@ -99,6 +116,45 @@ def measure(
         "rerank_s_per_question": round(rerank_seconds / max(run.metrics["questions"], 1), 3),
         "wall_s": round(time.perf_counter() - started, 1),
     }
+
+
+def fast_overrides(path: Path = FAST_CONFIG) -> dict[str, Any]:
+    """The fast judge's settings (model, sha256, Platt scale/shift) as rerank overrides."""
+    import yaml
+
+    settings = yaml.safe_load(path.read_text(encoding="utf-8"))["answerability"]
+    return {f"rerank.answerability.{key}": value for key, value in settings.items()}
+
+
+def run_fast(results_dir: Path | None) -> dict[str, Any]:
+    """none vs fast on whole frozen sets, in one artifact store (judge-off stages are shared)."""
+    if not FAST_CONFIG.is_file():
+        raise common.Skipped(f"no {FAST_CONFIG.name}: run scripts/fit_answerability.py --kind fast")
+    started = time.perf_counter()
+    overrides = fast_overrides()
+    per_set = []
+    with tempfile.TemporaryDirectory(prefix="bench-answerability-fast-") as tmp:
+        store = Path(tmp) / "store"
+        for name in FAST_SETS:
+            judges = [
+                measure_with(name, store, {"rerank.answerability.kind": "none"}, "none"),
+                measure_with(name, store, overrides, "fast"),
+            ]
+            added = (judges[1]["rerank_s"] - judges[0]["rerank_s"]) / max(
+                sum(judges[1]["counts"].values()), 1
+            )
+            per_set.append({"set": name, "judges": judges, "fast_added_s_per_question": added})
+    payload = {
+        "status": "ok",
+        "judge_settings": {k.rsplit(".", 1)[1]: v for k, v in overrides.items()},
+        "sets": per_set,
+        "cpu_count": os.cpu_count(),
+        "stage_versions": common.stage_versions(),
+        "git_commit": common.git_commit(),
+        "runtime_s": round(time.perf_counter() - started, 1),
+    }
+    common.write_result(f"{NAME}-fast", payload, results_dir)
+    return payload
 
 
 def _round(value: Any) -> Any:
@@ -113,7 +169,10 @@ def run(
 ) -> dict[str, Any]:
     """`--set rerank.answerability.strict_mode=choice` measures the choice judge; that run is
     written as answerability-choice.json beside the default run's answerability.json."""
-    strict_mode = (overrides or {}).get("rerank.answerability.strict_mode")
+    rerank_overrides = (overrides or {}).get("rerank", {})  # `--set rerank.answerability.X=...`
+    if rerank_overrides.get("answerability.kind") == "fast":
+        return run_fast(results_dir)
+    strict_mode = rerank_overrides.get("answerability.strict_mode")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-answerability-") as tmp:
         set_dir = sample_set(Path(tmp) / "set", questions)
@@ -138,17 +197,27 @@ def run(
 
 
 def summarize(result: dict[str, Any]) -> str:
+    if "sets" in result:
+        return "\n\n".join(
+            f"{entry['set']} (fast judge added {entry['fast_added_s_per_question']:.3f} s per "
+            "question)\n" + _table(entry["judges"])
+            for entry in result["sets"]
+        )
+    return (
+        _table(result["judges"])
+        + f"\n{result['questions']} questions sampled from {result['source_set']} (seed "
+        f"{result['seed']}). Strict judge's added cost: {result['strict_added_s_per_answered']} s "
+        f"per answered question (target <= {result['target_added_s_per_answered']} s)."
+    )
+
+
+def _table(judges: list[dict[str, Any]]) -> str:
     lines = [
         "| judge | " + " | ".join(END_TO_END) + " | rerank s/question |",
         "|---|" + "---:|" * (len(END_TO_END) + 1),
     ]
-    for r in result["judges"]:
-        cells = ["–" if r[m] is None else f"{r[m]:.3f}" for m in END_TO_END]
+    for r in judges:
+        cells = ["–" if r.get(m) is None else f"{r[m]:.3f}" for m in END_TO_END]
         per_question = r["rerank_s_per_question"]
         lines.append(f"| {r['judge']} | " + " | ".join(cells) + f" | {per_question} |")
-    lines.append(
-        f"\n{result['questions']} questions sampled from {result['source_set']} (seed "
-        f"{result['seed']}). Strict judge's added cost: {result['strict_added_s_per_answered']} s "
-        f"per answered question (target <= {result['target_added_s_per_answered']} s)."
-    )
     return "\n".join(lines)

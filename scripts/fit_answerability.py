@@ -1,8 +1,9 @@
-"""Fit the strict answerability judge's Platt calibration on a split no eval set uses.
+"""Fit an answerability judge's Platt calibration on a split no eval set uses.
 
 The strict judge (stages/models/answerability.py, `ChoiceAnswerability`) gives 1 - P(none of
-these sentences states the answer). This script turns that into P(the answer it leads to is
-right), the confidence rerank compares with its thresholds (0.75 / 0.55):
+these sentences states the answer); the fast judge (`PairAnswerability`, `--kind fast --model
+DIR`) gives sigmoid(pair model logit) of the best sentence. This script turns either into P(the
+answer it leads to is right), the confidence rerank compares with its thresholds (0.75 / 0.55):
 
 1. the calibration split: SQuAD 2.0 dev articles Imperialism and French_and_Indian_War from
    ../shared/datasets/squad2/dev_articles.json (766 questions, 53 % unanswerable), built as an eval
@@ -14,8 +15,9 @@ right), the confidence rerank compares with its thresholds (0.75 / 0.55):
    the calibration off; a judged answer is right when the question is answerable and the sentence
    the judge chose holds a gold answer;
 4. a logistic regression of right on logit(raw) gives `scale` and `shift`, written with the
-   judge's settings to configs/answerability-choice.yaml. Use it by including it after
-   configs/answerability.yaml in rerank's `include:` (configs/pipeline.yaml).
+   judge's settings to configs/answerability-choice.yaml (fast: configs/answerability-fast.yaml).
+   Use it by including it after configs/answerability.yaml in rerank's `include:`
+   (configs/pipeline.yaml).
 
 The judged records are kept (`--records`), so a refit (`--refit`) costs no model call. Figures
 printed here are on the fitting sample itself; report the frozen slices with
@@ -23,7 +25,9 @@ printed here are on the fitting sample itself; report the frozen slices with
 
 Usage:
   python scripts/fit_answerability.py [--questions 120] [--seed 7]
-  python scripts/fit_answerability.py --refit
+  python scripts/fit_answerability.py --kind fast --model data/models/answerability-minilm-v1 \
+      --questions 0    # 0: every question of the split (the fast judge costs ~0.1 s each)
+  python scripts/fit_answerability.py --refit [--kind fast]
 """
 
 from __future__ import annotations
@@ -43,8 +47,12 @@ sys.path.insert(0, str(ROOT))
 CALIBRATION_ARTICLES = ("Imperialism", "French_and_Indian_War")
 FROZEN_ARTICLES = ("Normans", "Huguenot", "Packet_switching")
 CACHE = ROOT / ".cache" / "answerability-fit"
-DEFAULT_RECORDS = CACHE / "records.jsonl"
-DEFAULT_OUT = ROOT / "configs" / "answerability-choice.yaml"
+DEFAULT_RECORDS = {"strict": CACHE / "records.jsonl", "fast": CACHE / "records-fast.jsonl"}
+DEFAULT_OUT = {
+    "strict": ROOT / "configs" / "answerability-choice.yaml",
+    "fast": ROOT / "configs" / "answerability-fast.yaml",
+}
+FAST_MODEL = "data/models/answerability-minilm-v1"
 
 
 def build_split(squad_path: Path, target: Path) -> Path:
@@ -85,20 +93,37 @@ def ranked_passages(set_dir: Path, store: Path, top_k: int) -> dict[str, list[di
     }
 
 
-def judge_sample(set_dir: Path, store: Path, questions: int, seed: int, records: Path) -> None:
-    from flows.config import load_config
-    from stages.models.answerability import AnswerabilitySettings, ChoiceAnswerability
+def uncalibrated_judge(kind: str, model: str, rerank):
+    """The judge with its own defaults (top 3 chunks) and no calibration (scale 1, shift 0)."""
+    from stages.models.answerability import (
+        AnswerabilitySettings,
+        ChoiceAnswerability,
+        PairAnswerability,
+    )
+
+    if kind == "fast":
+        from stages.models import onnx_pairs
+
+        settings = AnswerabilitySettings(kind="fast", model_path=model)
+        return PairAnswerability(onnx_pairs.load(ROOT / model), settings), settings
     from stages.models.yesno import yes_no_model
 
-    config = load_config(ROOT / "configs" / "pipeline.yaml")
-    rerank = config.stages["rerank"]
-    # the choice judge's own defaults (top 3 chunks, 6 sentences), uncalibrated
     settings = AnswerabilitySettings(kind="strict", strict_mode="choice")
-    judge = ChoiceAnswerability(yes_no_model(rerank.llm), settings)
+    return ChoiceAnswerability(yes_no_model(rerank.llm), settings), settings
+
+
+def judge_sample(
+    set_dir: Path, store: Path, questions: int, seed: int, records: Path, kind: str, model: str
+) -> None:
+    from flows.config import load_config
+
+    config = load_config(ROOT / "configs" / "pipeline.yaml")
+    judge, settings = uncalibrated_judge(kind, model, config.stages["rerank"])
     top = ranked_passages(set_dir, store, settings.top_k)
     lines = (set_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     pool = [json.loads(line) for line in lines if line.strip()]
-    sample = random.Random(seed).sample(pool, min(questions, len(pool)))
+    wanted = len(pool) if questions <= 0 else min(questions, len(pool))
+    sample = random.Random(seed).sample(pool, wanted)
     records.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with records.open("w", encoding="utf-8") as out:
@@ -107,8 +132,9 @@ def judge_sample(set_dir: Path, store: Path, questions: int, seed: int, records:
             record = judged_record(judge, question, chunks)
             out.write(json.dumps(record) + "\n")
             out.flush()
-            elapsed = time.perf_counter() - started
-            print(f"{number}/{len(sample)} {elapsed / number:.1f} s/question", file=sys.stderr)
+            if number % 50 == 0 or number == len(sample):
+                elapsed = time.perf_counter() - started
+                print(f"{number}/{len(sample)} {elapsed / number:.2f} s/question", file=sys.stderr)
 
 
 def judged_record(judge, question: dict, chunks: list[dict]) -> dict:
@@ -129,7 +155,8 @@ def judged_record(judge, question: dict, chunks: list[dict]) -> dict:
     sentence = passages[passage][1][start:end]
     right = record["answerable"] and any(g in sentence for g in question["gold_answers"])
     raw = judgement.probabilities[passage]
-    return {**record, "raw": raw, "right": bool(right), "sentence": sentence}
+    prior = chunks[passage]["confidence"]  # the ranker's, for a fit that combines the two
+    return {**record, "raw": raw, "prior": prior, "right": bool(right), "sentence": sentence}
 
 
 def _logit(p: float) -> float:
@@ -137,21 +164,38 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def fit(records: list[dict]) -> tuple[float, float]:
+def features(record: dict, with_prior: bool) -> list[float]:
+    values = [_logit(record["raw"])]
+    return values + [_logit(record.get("prior", 0.0))] if with_prior else values
+
+
+def calibrated_probability(record: dict, scale: float, shift: float, prior_weight: float) -> float:
+    value = scale * _logit(record["raw"]) + shift
+    if prior_weight:
+        value += prior_weight * _logit(record.get("prior", 0.0))
+    return 1 / (1 + math.exp(-value))
+
+
+def fit(records: list[dict], with_prior: bool = False) -> tuple[float, float, float]:
+    """(scale, shift, prior_weight) of P(right) = sigmoid(scale * logit(raw) + prior_weight *
+    logit(ranker confidence) + shift); prior_weight 0 unless `with_prior`."""
     from sklearn.linear_model import LogisticRegression
 
-    x = [[_logit(r["raw"])] for r in records]
+    x = [features(r, with_prior) for r in records]
     y = [int(r["right"]) for r in records]
     model = LogisticRegression(C=1e4).fit(x, y)
-    return float(model.coef_[0][0]), float(model.intercept_[0])
+    weights = [float(w) for w in model.coef_[0]]
+    return weights[0], float(model.intercept_[0]), weights[1] if with_prior else 0.0
 
 
-def summary(records: list[dict], scale: float, shift: float, low: float) -> dict:
+def summary(
+    records: list[dict], scale: float, shift: float, low: float, prior_weight: float = 0.0
+) -> dict:
     from sklearn.metrics import roc_auc_score
 
     from eval.metrics import expected_calibration_error
 
-    calibrated = [1 / (1 + math.exp(-(scale * _logit(r["raw"]) + shift))) for r in records]
+    calibrated = [calibrated_probability(r, scale, shift, prior_weight) for r in records]
     right = [r["right"] for r in records]
     answered = [r for r, p in zip(records, calibrated, strict=True) if p >= low]
     correct = sum(r["right"] for r in answered)
@@ -162,6 +206,7 @@ def summary(records: list[dict], scale: float, shift: float, low: float) -> dict
             roc_auc_score([r["answerable"] for r in records], [r["raw"] for r in records]), 3
         ),
         "auc_right": round(roc_auc_score(right, [r["raw"] for r in records]), 3),
+        "auc_right_calibrated": round(roc_auc_score(right, calibrated), 3),
         "ece_raw": round(expected_calibration_error([r["raw"] for r in records], right), 3),
         "ece_calibrated": round(expected_calibration_error(calibrated, right), 3),
         "answered_at_low_threshold": len(answered),
@@ -170,29 +215,47 @@ def summary(records: list[dict], scale: float, shift: float, low: float) -> dict
     }
 
 
-def write_settings(out: Path, scale: float, shift: float, report: dict, args) -> None:
+def write_settings(
+    out: Path, scale: float, shift: float, report: dict, args, prior_weight: float = 0.0
+) -> None:
     import yaml
 
-    header = (
-        "# The strict choice judge (stages/models/answerability.py): include this file after\n"
-        "# configs/answerability.yaml in rerank's include: to use it (one GGUF forward pass per\n"
-        "# question; see configs/answerability.yaml for what it measured on a held-out slice).\n"
-        "# scale/shift: Platt scaling written by scripts/fit_answerability.py on SQuAD 2.0 dev\n"
-        f"# articles {list(CALIBRATION_ARTICLES)} ({report['questions']} questions, seed "
-        f"{args.seed}); never the frozen eval slices' articles.\n"
-        f"# On that sample: {json.dumps(report)}\n"
-    )
-    body = {
-        "answerability": {
+    if args.kind == "fast":
+        from stages.models.files import file_sha256
+
+        digest = file_sha256(ROOT / args.model / "model.onnx", use_sidecar=False)
+        intro = (
+            "# The fast answerability judge (stages/models/answerability.py, PairAnswerability):\n"
+            f"# the project's own cross-encoder in {args.model}\n"
+            "# (model card: README.md there). Include this file after configs/answerability.yaml\n"
+            "# in rerank's include: to use it.\n"
+        )
+        settings = {"kind": "fast", "model_path": args.model, "model_sha256": digest, "top_k": 3}
+    else:
+        intro = (
+            "# The strict choice judge (stages/models/answerability.py): include this file after\n"
+            "# configs/answerability.yaml in rerank's include: to use it (one GGUF forward pass\n"
+            "# per question; see configs/answerability.yaml for what it measured on a held-out\n"
+            "# slice).\n"
+        )
+        settings = {
             "kind": "strict",
             "strict_mode": "choice",
             "top_k": 3,
             "choice_sentences": 6,
             "choice_match_weight": 4.0,
-            "scale": round(scale, 6),
-            "shift": round(shift, 6),
         }
-    }
+    header = intro + (
+        "# scale/shift (prior_weight: the ranker's confidence, when fitted with --with-prior):\n"
+        "# Platt scaling written by scripts/fit_answerability.py on SQuAD 2.0 dev\n"
+        f"# articles {list(CALIBRATION_ARTICLES)} ({report['questions']} questions, seed "
+        f"{args.seed}); never the frozen eval slices' articles.\n"
+        f"# On that sample: {json.dumps(report)}\n"
+    )
+    calibration = {"scale": round(scale, 6), "shift": round(shift, 6)}
+    if prior_weight:
+        calibration["prior_weight"] = round(prior_weight, 6)
+    body = {"answerability": {**settings, **calibration}}
     out.write_text(header + yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
 
 
@@ -203,25 +266,36 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--questions", type=int, default=120)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--records", type=Path, default=DEFAULT_RECORDS)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--kind", choices=("strict", "fast"), default="strict")
+    parser.add_argument("--model", default=FAST_MODEL, help="fast: the pair model's folder")
+    parser.add_argument("--records", type=Path, default=None, help="default: per kind")
+    parser.add_argument("--out", type=Path, default=None, help="default: per kind")
     parser.add_argument("--refit", action="store_true", help="reuse --records, no model call")
+    parser.add_argument(
+        "--with-prior",
+        action="store_true",
+        help="fast: the ranker's confidence as a second feature (prior_weight)",
+    )
     args = parser.parse_args(argv)
+    args.records = args.records or DEFAULT_RECORDS[args.kind]
+    args.out = args.out or DEFAULT_OUT[args.kind]
     if not args.refit:
         if not args.squad.is_file():
             print(f"no SQuAD dev articles at {args.squad}", file=sys.stderr)
             return 2
         set_dir = build_split(args.squad, CACHE / "squad2-calibration")
-        judge_sample(set_dir, CACHE / "store", args.questions, args.seed, args.records)
+        judge_sample(
+            set_dir, CACHE / "store", args.questions, args.seed, args.records, args.kind, args.model
+        )
     lines = args.records.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
-    scale, shift = fit(records)
+    scale, shift, prior_weight = fit(records, args.with_prior and args.kind == "fast")
     from flows.config import load_config
 
     low = load_config(ROOT / "configs" / "pipeline.yaml").stages["rerank"].low_threshold
-    report = summary(records, scale, shift, low)
-    print(json.dumps({"scale": scale, "shift": shift, **report}, indent=2))
-    write_settings(args.out, scale, shift, report, args)
+    report = summary(records, scale, shift, low, prior_weight)
+    print(json.dumps({"scale": scale, "shift": shift, "prior_weight": prior_weight, **report}))
+    write_settings(args.out, scale, shift, report, args, prior_weight)
     return 0
 
 

@@ -106,6 +106,22 @@ def test_a_passage_gets_its_best_sentence():
     assert other == pytest.approx(1 / (1 + np.exp(3.0)))
 
 
+def test_the_rankers_confidence_weighs_in_when_the_calibration_gives_it_a_weight():
+    passages = [("Prices", "The Team plan costs 1,000 euros."), ("Old", "It cost 1,000 euros.")]
+    question = "What does the Team plan cost?"
+    alone = PairAnswerability(FixedPairs(), AnswerabilitySettings(kind="fast"))
+    assert alone.judge(question, passages, [0.9, 0.1]).probabilities == pytest.approx(
+        [1 / (1 + np.exp(-3.0))] * 2
+    )
+    settings = AnswerabilitySettings(kind="fast", prior_weight=1.0)
+    judgement = PairAnswerability(FixedPairs(), settings).judge(question, passages, [0.2, 0.8])
+    # logit(0.2) = -log 4, logit(0.8) = +log 4: the second passage now leads and holds the answer
+    assert judgement.probabilities == pytest.approx(
+        [1 / (1 + np.exp(-3.0 + np.log(4))), 1 / (1 + np.exp(-3.0 - np.log(4)))]
+    )
+    assert judgement.answer[0] == 1
+
+
 class FixedYesNo:
     model_id = "yes-no"
 

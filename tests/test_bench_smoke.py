@@ -194,3 +194,38 @@ def test_a_probe_record_too_short_to_replay_is_not_replayed():
     row = {"claim": claim, "status": "diverge", "probe_answers": ["€24.65"]}  # 1 of 1 probe
     outcome = probe_outcome(row, claim)
     assert outcome["with_1"] == {"status": "diverge", "calls": 1} and "with_2" not in outcome
+
+
+def test_answerability_bench_reads_its_judge_from_the_cli_overrides(monkeypatch, tmp_path):
+    """`--set rerank.answerability.kind=fast` reaches the fast run, and `strict_mode` the strict
+    one (both arrive as parse_overrides' nested {'rerank': {'answerability.x': ...}})."""
+    from bench import answerability
+
+    calls = []
+    monkeypatch.setattr(answerability, "run_fast", lambda results_dir: calls.append("fast") or {})
+    fast = common.parse_overrides(["rerank.answerability.kind=fast"])
+    answerability.run(tmp_path, overrides=fast)
+    assert calls == ["fast"]
+
+    def measure(set_dir, store, kind, strict_mode=None):
+        calls.append((kind, strict_mode))
+        return {"judge": kind, "rerank_s": 1.0, "answered": 1}
+
+    monkeypatch.setattr(answerability, "measure", measure)
+    monkeypatch.setattr(answerability, "sample_set", lambda target, n: target)
+    monkeypatch.setattr(answerability.common, "write_result", lambda *a, **k: None)
+    choice = common.parse_overrides(["rerank.answerability.strict_mode=choice"])
+    answerability.run(tmp_path, questions=2, overrides=choice)
+    assert calls[1:] == [("none", "choice"), ("strict", "choice")]
+
+
+def test_the_fast_bench_takes_the_judge_settings_from_its_config(tmp_path):
+    from bench import answerability
+
+    config = tmp_path / "fast.yaml"
+    config.write_text("answerability:\n  kind: fast\n  model_path: m\n  scale: 0.5\n")
+    assert answerability.fast_overrides(config) == {
+        "rerank.answerability.kind": "fast",
+        "rerank.answerability.model_path": "m",
+        "rerank.answerability.scale": 0.5,
+    }

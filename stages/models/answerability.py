@@ -61,6 +61,9 @@ class AnswerabilitySettings(BaseModel):
     model_sha256: str | None = Field(None, description="fast: expected sha256 of model.onnx")
     scale: float = 1.0
     shift: float = 0.0
+    # fast: the ranker's confidence in the passage, as a second Platt feature (fit with the
+    # scale and shift): sigmoid(scale * score + prior_weight * logit(confidence) + shift).
+    prior_weight: float = 0.0
     top_k: int = Field(3, ge=1, description="top-ranked chunks judged per question")
     strict_mode: Literal["choice", "passage"] = "choice"
     # strict choice: the sentences of the top chunks that match the question best, at most 9
@@ -125,11 +128,23 @@ class PairAnswerability:
         best = [0.0] * len(passages)
         answer, top = None, -1.0
         for owner, score in zip(owners, scores, strict=True):
-            probability = _sigmoid(self.settings.scale * float(score) + self.settings.shift)
+            prior = priors[owner[0]] if priors is not None else None
+            probability = self.calibrated(float(score), prior)
             best[owner[0]] = max(best[owner[0]], probability)
             if probability > top:
                 answer, top = owner, probability
         return Judgement(best, answer)
+
+    def calibrated(self, score: float, prior: float | None) -> float:
+        value = self.settings.scale * score + self.settings.shift
+        if self.settings.prior_weight and prior is not None:
+            value += self.settings.prior_weight * _logit(prior)
+        return _sigmoid(value)
+
+
+def _logit(probability: float) -> float:
+    probability = min(max(probability, 1e-6), 1 - 1e-6)
+    return math.log(probability / (1 - probability))
 
 
 def focused_passage(question: str, text: str, sentences: int) -> str:
@@ -180,9 +195,7 @@ def platt(probability: float, settings: AnswerabilitySettings) -> float:
     """sigmoid(scale * logit(p) + shift); the identity at scale 1, shift 0."""
     if settings.scale == 1.0 and settings.shift == 0.0:
         return probability
-    probability = min(max(probability, 1e-6), 1 - 1e-6)
-    logit = math.log(probability / (1 - probability))
-    return _sigmoid(settings.scale * logit + settings.shift)
+    return _sigmoid(settings.scale * _logit(probability) + settings.shift)
 
 
 @dataclass(frozen=True)
