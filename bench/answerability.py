@@ -1,5 +1,6 @@
 """Answerability judges end to end (issue 14): none vs strict (the packaged GGUF, P(yes)), or
-none vs fast (the project's own cross-encoder) with `--set rerank.answerability.kind=fast`.
+none vs fast (the project's own cross-encoder) with `--set rerank.answerability.kind=fast`, or
+none vs fast vs combined with `--set rerank.answerability.kind=combined`.
 
 A seeded sample of the frozen squad2-dev-v1 questions (half answerable, half unanswerable) is
 run through the whole pipeline twice with `grounding eval`'s own scoring: once with rerank's
@@ -12,7 +13,9 @@ strict judge costs about 1-2 s per passage on 2 cores; `--questions` makes it la
 The fast judge is cheap, so it runs on whole frozen sets (squad2-dev-v1, cross-topic-v1,
 sample-v1), with its model and Platt calibration from configs/answerability-fast.yaml (fitted by
 scripts/fit_answerability.py on SQuAD dev articles no eval set uses), and writes
-answerability-fast.json.
+answerability-fast.json. The combined judge (fast picks the sentence, the GGUF judges that one
+sentence; configs/answerability-combined.yaml) runs on seeded balanced samples (COMBINED_SETS) and
+writes answerability-combined.json.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ SEED = 14
 TARGET_ADDED_S_PER_ANSWERED = 1.5
 FAST_CONFIG = common.ROOT / "configs" / "answerability-fast.yaml"
 FAST_SETS = ("squad2-dev-v1", "cross-topic-v1", "sample-v1")
+COMBINED_CONFIG = common.ROOT / "configs" / "answerability-combined.yaml"
+# The combined judge costs one GGUF pass per question: seeded, balanced samples of the larger
+# sets (the squad one is the strict run's own sample), the sample set whole.
+COMBINED_SETS = {"squad2-dev-v1": DEFAULT_QUESTIONS, "cross-topic-v1": 100, "sample-v1": 0}
 END_TO_END = (
     "truthfulness",
     "answered_precision",
@@ -50,9 +57,9 @@ END_TO_END = (
 )
 
 
-def sample_set(target: Path, n: int) -> Path:
+def sample_set(target: Path, n: int, source_set: str = SOURCE_SET) -> Path:
     """A copy of the frozen set holding a seeded, balanced sample of its questions."""
-    source = common.ROOT / "eval" / "sets" / SOURCE_SET
+    source = common.ROOT / "eval" / "sets" / source_set
     shutil.copytree(source, target)
     lines = (source / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
@@ -65,8 +72,8 @@ def sample_set(target: Path, n: int) -> Path:
     (target / "questions.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), encoding="utf-8"
     )
-    description = f"{len(chosen)} questions sampled from {SOURCE_SET} (seed {SEED})"
-    rewrite_manifest(target, f"{SOURCE_SET}-sample{len(chosen)}", description)
+    description = f"{len(chosen)} questions sampled from {source_set} (seed {SEED})"
+    rewrite_manifest(target, f"{source_set}-sample{len(chosen)}", description)
     return target
 
 
@@ -157,6 +164,52 @@ def run_fast(results_dir: Path | None) -> dict[str, Any]:
     return payload
 
 
+def run_combined(results_dir: Path | None) -> dict[str, Any]:
+    """none vs fast vs combined (fast picks the sentence, the GGUF judges it) per set; the
+    combined judge's added rerank seconds per question against fast's."""
+    if not COMBINED_CONFIG.is_file():
+        raise common.Skipped(
+            f"no {COMBINED_CONFIG.name}: run scripts/fit_answerability.py --kind combined"
+        )
+    started = time.perf_counter()
+    combined, fast = fast_overrides(COMBINED_CONFIG), fast_overrides(FAST_CONFIG)
+    per_set = []
+    with tempfile.TemporaryDirectory(prefix="bench-answerability-combined-") as tmp:
+        store = Path(tmp) / "store"
+        for name, size in COMBINED_SETS.items():
+            set_dir = sample_set(Path(tmp) / name, size, name) if size else name
+            judges = [
+                measure_with(set_dir, store, {"rerank.answerability.kind": "none"}, "none"),
+                measure_with(set_dir, store, fast, "fast"),
+                measure_with(set_dir, store, combined, "combined"),
+            ]
+            questions = max(sum(judges[2]["counts"].values()), 1)
+            added = (judges[2]["rerank_s"] - judges[1]["rerank_s"]) / questions
+            answered = max(judges[2]["answered"], 1)
+            per_set.append(
+                {
+                    "set": name if not size else f"{name} (seeded sample of {size})",
+                    "judges": judges,
+                    "combined_added_s_per_question": round(added, 3),
+                    "combined_added_s_per_answered": round(
+                        (judges[2]["rerank_s"] - judges[0]["rerank_s"]) / answered, 2
+                    ),
+                }
+            )
+    payload = {
+        "status": "ok",
+        "judge_settings": {k.rsplit(".", 1)[1]: v for k, v in combined.items()},
+        "sets": per_set,
+        "target_added_s_per_answered": TARGET_ADDED_S_PER_ANSWERED,
+        "cpu_count": os.cpu_count(),
+        "stage_versions": common.stage_versions(),
+        "git_commit": common.git_commit(),
+        "runtime_s": round(time.perf_counter() - started, 1),
+    }
+    common.write_result(f"{NAME}-combined", payload, results_dir)
+    return payload
+
+
 def _round(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
@@ -172,6 +225,8 @@ def run(
     rerank_overrides = (overrides or {}).get("rerank", {})  # `--set rerank.answerability.X=...`
     if rerank_overrides.get("answerability.kind") == "fast":
         return run_fast(results_dir)
+    if rerank_overrides.get("answerability.kind") == "combined":
+        return run_combined(results_dir)
     strict_mode = rerank_overrides.get("answerability.strict_mode")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-answerability-") as tmp:
@@ -198,17 +253,24 @@ def run(
 
 def summarize(result: dict[str, Any]) -> str:
     if "sets" in result:
-        return "\n\n".join(
-            f"{entry['set']} (fast judge added {entry['fast_added_s_per_question']:.3f} s per "
-            "question)\n" + _table(entry["judges"])
-            for entry in result["sets"]
-        )
+        return "\n\n".join(_set_summary(entry) for entry in result["sets"])
     return (
         _table(result["judges"])
         + f"\n{result['questions']} questions sampled from {result['source_set']} (seed "
         f"{result['seed']}). Strict judge's added cost: {result['strict_added_s_per_answered']} s "
         f"per answered question (target <= {result['target_added_s_per_answered']} s)."
     )
+
+
+def _set_summary(entry: dict[str, Any]) -> str:
+    if "combined_added_s_per_question" in entry:
+        cost = (
+            f"combined added {entry['combined_added_s_per_question']:.2f} s per question to "
+            f"fast, {entry['combined_added_s_per_answered']:.2f} s per answered question to none"
+        )
+    else:
+        cost = f"fast judge added {entry['fast_added_s_per_question']:.3f} s per question"
+    return f"{entry['set']} ({cost})\n" + _table(entry["judges"])
 
 
 def _table(judges: list[dict[str, Any]]) -> str:

@@ -25,7 +25,7 @@ printed here are on the fitting sample itself; report the frozen slices with
 
 Usage:
   python scripts/fit_answerability.py [--questions 120] [--seed 7]
-  python scripts/fit_answerability.py --kind fast --model data/models/answerability-minilm-v1 \
+  python scripts/fit_answerability.py --kind fast --model data/models/answerability-minilm-v2 \
       --questions 0    # 0: every question of the split (the fast judge costs ~0.1 s each)
   python scripts/fit_answerability.py --refit [--kind fast]
 """
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -44,15 +43,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from stages.models.answerability import calibrated, logit, sigmoid  # noqa: E402
+
 CALIBRATION_ARTICLES = ("Imperialism", "French_and_Indian_War")
 FROZEN_ARTICLES = ("Normans", "Huguenot", "Packet_switching")
 CACHE = ROOT / ".cache" / "answerability-fit"
-DEFAULT_RECORDS = {"strict": CACHE / "records.jsonl", "fast": CACHE / "records-fast.jsonl"}
+DEFAULT_RECORDS = {
+    "strict": CACHE / "records.jsonl",
+    "fast": CACHE / "records-fast.jsonl",
+    "combined": CACHE / "records-combined.jsonl",
+}
 DEFAULT_OUT = {
     "strict": ROOT / "configs" / "answerability-choice.yaml",
     "fast": ROOT / "configs" / "answerability-fast.yaml",
+    "combined": ROOT / "configs" / "answerability-combined.yaml",
 }
-FAST_MODEL = "data/models/answerability-minilm-v1"
+FAST_MODEL = "data/models/answerability-minilm-v2"
 
 
 def build_split(squad_path: Path, target: Path) -> Path:
@@ -98,15 +104,19 @@ def uncalibrated_judge(kind: str, model: str, rerank):
     from stages.models.answerability import (
         AnswerabilitySettings,
         ChoiceAnswerability,
+        CombinedAnswerability,
         PairAnswerability,
     )
+    from stages.models.yesno import yes_no_model
 
-    if kind == "fast":
+    if kind in ("fast", "combined"):
         from stages.models import onnx_pairs
 
-        settings = AnswerabilitySettings(kind="fast", model_path=model)
-        return PairAnswerability(onnx_pairs.load(ROOT / model), settings), settings
-    from stages.models.yesno import yes_no_model
+        settings = AnswerabilitySettings(kind=kind, model_path=model)
+        pairs = PairAnswerability(onnx_pairs.load(ROOT / model), settings)
+        if kind == "fast":
+            return pairs, settings
+        return CombinedAnswerability(pairs, yes_no_model(rerank.llm), settings), settings
 
     settings = AnswerabilitySettings(kind="strict", strict_mode="choice")
     return ChoiceAnswerability(yes_no_model(rerank.llm), settings), settings
@@ -148,56 +158,94 @@ def judged_record(judge, question: dict, chunks: list[dict]) -> dict:
     if not chunks:
         return record
     passages = [(c["title"], c["text"]) for c in chunks]
-    judgement = judge.judge(question["question"], passages, [c["confidence"] for c in chunks])
-    if judgement.answer is None:
-        return record
-    passage, start, end = judgement.answer
+    extra = {}
+    if hasattr(judge, "signals"):  # combined: the pair logit and the strict P(yes), apart
+        scored, answer, p_yes = judge.signals(question["question"], passages)
+        if answer is None:
+            return record
+        raw, extra = sigmoid(dict(scored)[answer]), {"p_yes": p_yes}
+    else:
+        judgement = judge.judge(question["question"], passages, [c["confidence"] for c in chunks])
+        if judgement.answer is None:
+            return record
+        answer = judgement.answer
+        raw = judgement.probabilities[answer[0]]
+    passage, start, end = answer
     sentence = passages[passage][1][start:end]
     right = record["answerable"] and any(g in sentence for g in question["gold_answers"])
-    raw = judgement.probabilities[passage]
     prior = chunks[passage]["confidence"]  # the ranker's, for a fit that combines the two
-    return {**record, "raw": raw, "prior": prior, "right": bool(right), "sentence": sentence}
+    return {
+        **record,
+        "raw": raw,
+        "prior": prior,
+        **extra,
+        "right": bool(right),
+        "sentence": sentence,
+    }
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
+def features(record: dict, with_prior: bool, with_strict: bool = False) -> list[float]:
+    values = [logit(record["raw"])]
+    if with_prior:
+        values.append(logit(record.get("prior", 0.0)))
+    if with_strict:
+        values.append(logit(record.get("p_yes", 0.5)))
+    return values
 
 
-def features(record: dict, with_prior: bool) -> list[float]:
-    values = [_logit(record["raw"])]
-    return values + [_logit(record.get("prior", 0.0))] if with_prior else values
+def calibrated_probability(
+    record: dict, scale: float, shift: float, prior_weight: float, strict_weight: float = 0.0
+) -> float:
+    """The stage's own formula over a record: `raw` is the judge's uncalibrated probability."""
+    return calibrated(
+        logit(record["raw"]),
+        scale,
+        shift,
+        prior_weight,
+        record.get("prior", 0.0),
+        strict_weight,
+        record.get("p_yes"),
+    )
 
 
-def calibrated_probability(record: dict, scale: float, shift: float, prior_weight: float) -> float:
-    value = scale * _logit(record["raw"]) + shift
-    if prior_weight:
-        value += prior_weight * _logit(record.get("prior", 0.0))
-    return 1 / (1 + math.exp(-value))
-
-
-def fit(records: list[dict], with_prior: bool = False) -> tuple[float, float, float]:
-    """(scale, shift, prior_weight) of P(right) = sigmoid(scale * logit(raw) + prior_weight *
-    logit(ranker confidence) + shift); prior_weight 0 unless `with_prior`."""
+def fit(
+    records: list[dict], with_prior: bool = False, with_strict: bool = False
+) -> tuple[float, float, float, float]:
+    """(scale, shift, prior_weight, strict_weight) of P(right) = sigmoid(scale * logit(raw) +
+    prior_weight * logit(ranker confidence) + strict_weight * logit(P(yes)) + shift); a weight is
+    0 unless its feature is asked for."""
     from sklearn.linear_model import LogisticRegression
 
-    x = [features(r, with_prior) for r in records]
+    x = [features(r, with_prior, with_strict) for r in records]
     y = [int(r["right"]) for r in records]
     model = LogisticRegression(C=1e4).fit(x, y)
     weights = [float(w) for w in model.coef_[0]]
-    return weights[0], float(model.intercept_[0]), weights[1] if with_prior else 0.0
+    prior_weight = weights[1] if with_prior else 0.0
+    strict_weight = weights[-1] if with_strict else 0.0
+    return weights[0], float(model.intercept_[0]), prior_weight, strict_weight
 
 
 def summary(
-    records: list[dict], scale: float, shift: float, low: float, prior_weight: float = 0.0
+    records: list[dict],
+    scale: float,
+    shift: float,
+    low: float,
+    prior_weight: float = 0.0,
+    strict_weight: float = 0.0,
 ) -> dict:
     from sklearn.metrics import roc_auc_score
 
     from eval.metrics import expected_calibration_error
 
-    calibrated = [calibrated_probability(r, scale, shift, prior_weight) for r in records]
+    probabilities = [
+        calibrated_probability(r, scale, shift, prior_weight, strict_weight) for r in records
+    ]
     right = [r["right"] for r in records]
-    answered = [r for r, p in zip(records, calibrated, strict=True) if p >= low]
+    answered = [r for r, p in zip(records, probabilities, strict=True) if p >= low]
+    strict = {}
+    if any("p_yes" in r for r in records):  # combined: the strict judge alone
+        p_yes = [r.get("p_yes", 0.0) for r in records]
+        strict = {"auc_right_strict": round(roc_auc_score(right, p_yes), 3)}
     correct = sum(r["right"] for r in answered)
     return {
         "questions": len(records),
@@ -206,9 +254,10 @@ def summary(
             roc_auc_score([r["answerable"] for r in records], [r["raw"] for r in records]), 3
         ),
         "auc_right": round(roc_auc_score(right, [r["raw"] for r in records]), 3),
-        "auc_right_calibrated": round(roc_auc_score(right, calibrated), 3),
+        **strict,
+        "auc_right_calibrated": round(roc_auc_score(right, probabilities), 3),
         "ece_raw": round(expected_calibration_error([r["raw"] for r in records], right), 3),
-        "ece_calibrated": round(expected_calibration_error(calibrated, right), 3),
+        "ece_calibrated": round(expected_calibration_error(probabilities, right), 3),
         "answered_at_low_threshold": len(answered),
         "answered_precision": round(correct / max(len(answered), 1), 3),
         "truthfulness": round((2 * correct - len(answered)) / len(records), 3),
@@ -216,11 +265,33 @@ def summary(
 
 
 def write_settings(
-    out: Path, scale: float, shift: float, report: dict, args, prior_weight: float = 0.0
+    out: Path,
+    scale: float,
+    shift: float,
+    report: dict,
+    args,
+    prior_weight: float = 0.0,
+    strict_weight: float = 0.0,
 ) -> None:
     import yaml
 
-    if args.kind == "fast":
+    if args.kind == "combined":
+        from stages.models.files import file_sha256
+
+        digest = file_sha256(ROOT / args.model / "model.onnx", use_sidecar=False)
+        intro = (
+            "# The combined answerability judge (stages/models/answerability.py,\n"
+            f"# CombinedAnswerability): the pair model in {args.model} picks the sentence,\n"
+            "# rerank's GGUF judges it (one short forward pass per question). Include this file\n"
+            "# after configs/answerability.yaml in rerank's include: to use it.\n"
+        )
+        settings = {
+            "kind": "combined",
+            "model_path": args.model,
+            "model_sha256": digest,
+            "top_k": 3,
+        }
+    elif args.kind == "fast":
         from stages.models.files import file_sha256
 
         digest = file_sha256(ROOT / args.model / "model.onnx", use_sidecar=False)
@@ -255,6 +326,8 @@ def write_settings(
     calibration = {"scale": round(scale, 6), "shift": round(shift, 6)}
     if prior_weight:
         calibration["prior_weight"] = round(prior_weight, 6)
+    if strict_weight:
+        calibration["strict_weight"] = round(strict_weight, 6)
     body = {"answerability": {**settings, **calibration}}
     out.write_text(header + yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
 
@@ -266,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--questions", type=int, default=120)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--kind", choices=("strict", "fast"), default="strict")
+    parser.add_argument("--kind", choices=("strict", "fast", "combined"), default="strict")
     parser.add_argument("--model", default=FAST_MODEL, help="fast: the pair model's folder")
     parser.add_argument("--records", type=Path, default=None, help="default: per kind")
     parser.add_argument("--out", type=Path, default=None, help="default: per kind")
@@ -274,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--with-prior",
         action="store_true",
-        help="fast: the ranker's confidence as a second feature (prior_weight)",
+        help="fast, combined: the ranker's confidence as a feature (prior_weight)",
     )
     args = parser.parse_args(argv)
     args.records = args.records or DEFAULT_RECORDS[args.kind]
@@ -289,13 +362,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     lines = args.records.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
-    scale, shift, prior_weight = fit(records, args.with_prior and args.kind == "fast")
+    with_prior = args.with_prior and args.kind != "strict"
+    scale, shift, prior_weight, strict_weight = fit(records, with_prior, args.kind == "combined")
     from flows.config import load_config
 
     low = load_config(ROOT / "configs" / "pipeline.yaml").stages["rerank"].low_threshold
-    report = summary(records, scale, shift, low, prior_weight)
-    print(json.dumps({"scale": scale, "shift": shift, "prior_weight": prior_weight, **report}))
-    write_settings(args.out, scale, shift, report, args, prior_weight)
+    report = summary(records, scale, shift, low, prior_weight, strict_weight)
+    weights = {"prior_weight": prior_weight, "strict_weight": strict_weight}
+    print(json.dumps({"scale": scale, "shift": shift, **weights, **report}))
+    write_settings(args.out, scale, shift, report, args, prior_weight, strict_weight)
     return 0
 
 

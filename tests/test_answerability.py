@@ -144,6 +144,42 @@ def test_strict_reads_p_yes_and_a_failure_is_an_error():
         YesNoAnswerability(FixedYesNo(None), platt).probabilities("q?", [("t", "p")])
 
 
+class RecordingYesNo(FixedYesNo):
+    def __init__(self, value=None) -> None:
+        super().__init__(value)
+        self.prompts: list[str] = []
+
+    def p_yes(self, system, user):
+        self.prompts.append(user)
+        return super().p_yes(system, user)
+
+
+def test_combined_asks_the_strict_judge_once_about_the_sentence_the_pair_model_chose():
+    passages = [
+        ("Plans", "Plans changed in May. The Team plan costs 1,000 euros. Support is free."),
+        ("Old", "Nothing here."),
+    ]
+    strict = RecordingYesNo(0.2)
+    settings = AnswerabilitySettings(kind="combined", strict_weight=1.0)
+    judge = answerability.CombinedAnswerability(
+        PairAnswerability(FixedPairs(), settings), strict, settings
+    )
+    judgement = judge.judge("What does the Team plan cost?", passages, [0.5, 0.5])
+    assert len(strict.prompts) == 1  # one short forward pass per question
+    # the chosen sentence with the one before it, not the whole chunk
+    assert "Plans changed in May. The Team plan costs 1,000 euros." in strict.prompts[0]
+    assert "Support is free" not in strict.prompts[0]
+    index, start, end = judgement.answer
+    assert passages[index][1][start:end] == "The Team plan costs 1,000 euros."
+    # the judge's "no" (logit(0.2) = -log 4) lowers the chosen passage's probability
+    assert judgement.probabilities[0] == pytest.approx(1 / (1 + np.exp(-3.0 + np.log(4))))
+    assert judgement.probabilities[1] == pytest.approx(1 / (1 + np.exp(3.0)))
+    with pytest.raises(AnswerabilityError, match="server down"):
+        answerability.CombinedAnswerability(
+            PairAnswerability(FixedPairs(), settings), FixedYesNo(None), settings
+        ).judge("q?", passages)
+
+
 def test_the_strict_judge_reads_the_sentences_that_match_the_question():
     text = (
         "The company was founded in 1999. It moved to Lyon in 2004. The Team plan costs 12 euros. "

@@ -203,20 +203,26 @@ def test_answerability_bench_reads_its_judge_from_the_cli_overrides(monkeypatch,
 
     calls = []
     monkeypatch.setattr(answerability, "run_fast", lambda results_dir: calls.append("fast") or {})
+    monkeypatch.setattr(
+        answerability, "run_combined", lambda results_dir: calls.append("combined") or {}
+    )
     fast = common.parse_overrides(["rerank.answerability.kind=fast"])
     answerability.run(tmp_path, overrides=fast)
-    assert calls == ["fast"]
+    combined = common.parse_overrides(["rerank.answerability.kind=combined"])
+    answerability.run(tmp_path, overrides=combined)
+    assert calls == ["fast", "combined"]
+    calls.clear()
 
     def measure(set_dir, store, kind, strict_mode=None):
         calls.append((kind, strict_mode))
         return {"judge": kind, "rerank_s": 1.0, "answered": 1}
 
     monkeypatch.setattr(answerability, "measure", measure)
-    monkeypatch.setattr(answerability, "sample_set", lambda target, n: target)
+    monkeypatch.setattr(answerability, "sample_set", lambda target, n, *source: target)
     monkeypatch.setattr(answerability.common, "write_result", lambda *a, **k: None)
     choice = common.parse_overrides(["rerank.answerability.strict_mode=choice"])
     answerability.run(tmp_path, questions=2, overrides=choice)
-    assert calls[1:] == [("none", "choice"), ("strict", "choice")]
+    assert calls == [("none", "choice"), ("strict", "choice")]
 
 
 def test_the_fast_bench_takes_the_judge_settings_from_its_config(tmp_path):

@@ -7,6 +7,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -14,7 +15,12 @@ if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an install
     sys.path.insert(0, str(ROOT))
 
 from scripts import fit_answerability as fit  # noqa: E402
-from stages.models.answerability import AnswerabilitySettings, PairAnswerability  # noqa: E402
+from stages.models.answerability import (  # noqa: E402
+    AnswerabilitySettings,
+    CombinedAnswerability,
+    PairAnswerability,
+    logit,
+)
 
 
 def _records(n: int = 400) -> list[dict]:
@@ -23,16 +29,17 @@ def _records(n: int = 400) -> list[dict]:
     records = []
     for _ in range(n):
         raw, prior = rng.uniform(0.05, 0.95), rng.uniform(0.05, 0.95)
-        chance = 1 / (1 + math.exp(-(0.5 * fit._logit(raw) + 2.0 * fit._logit(prior) - 0.5)))
+        chance = 1 / (1 + math.exp(-(0.5 * logit(raw) + 2.0 * logit(prior) - 0.5)))
         records.append({"raw": raw, "prior": prior, "right": rng.random() < chance})
     return records
 
 
 def test_the_prior_gets_a_weight_only_when_asked_and_weighs_more_when_it_matters():
     records = _records()
-    scale, _, weight = fit.fit(records)
+    scale, _, weight, strict_weight = fit.fit(records)
+    assert strict_weight == 0.0
     assert weight == 0.0 and scale > 0
-    scale, _, weight = fit.fit(records, with_prior=True)
+    scale, _, weight, _ = fit.fit(records, with_prior=True)
     assert weight > scale > 0
 
 
@@ -44,4 +51,40 @@ def test_the_fitted_probability_is_the_one_the_fast_judge_gives():
         record = {"raw": raw, "prior": prior}
         expected = fit.calibrated_probability(record, scale, shift, weight)
         # the judge is given the pair model's logit; the record holds its uncalibrated sigmoid
-        assert judge.calibrated(fit._logit(raw), prior) == pytest.approx(expected)
+        assert judge.calibrated(logit(raw), prior) == pytest.approx(expected)
+
+
+def test_the_strict_judge_gets_a_weight_and_the_combined_judge_applies_the_fit():
+    rng = random.Random(5)
+    records = []
+    for _ in range(400):
+        raw, prior, p_yes = (rng.uniform(0.05, 0.95) for _ in range(3))
+        chance = 1 / (1 + math.exp(-(0.5 * logit(raw) + 1.5 * logit(p_yes) - 0.3)))
+        records.append({"raw": raw, "prior": prior, "p_yes": p_yes, "right": rng.random() < chance})
+    scale, shift, prior_weight, strict_weight = fit.fit(records, True, True)
+    assert strict_weight > scale > 0 and abs(prior_weight) < strict_weight
+    settings = AnswerabilitySettings(
+        kind="combined",
+        scale=scale,
+        shift=shift,
+        prior_weight=prior_weight,
+        strict_weight=strict_weight,
+    )
+    record = records[0]
+
+    class OneSentence:
+        model_id = "x"
+
+        def score(self, pairs):
+            return np.array([logit(record["raw"])] * len(pairs))
+
+    class Strict:
+        model_id = "y"
+
+        def p_yes(self, system, user):
+            return record["p_yes"]
+
+    judge = CombinedAnswerability(PairAnswerability(OneSentence(), settings), Strict(), settings)
+    judgement = judge.judge("q?", [("t", "One sentence.")], [record["prior"]])
+    expected = fit.calibrated_probability(record, scale, shift, prior_weight, strict_weight)
+    assert judgement.probabilities[0] == pytest.approx(expected)

@@ -1,0 +1,108 @@
+"""scripts/train_answerability.py: the generated near misses are questions the sentence that
+answered the original no longer answers (pure functions; no torch, no shared data)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
+    sys.path.insert(0, str(ROOT))
+
+from scripts import train_answerability as train  # noqa: E402
+
+ARTICLE = {
+    "title": "Acme_Corporation",
+    "paragraphs": [
+        {
+            "context": (
+                "Acme was founded in 1921 by Wile Coyote in Phoenix. "
+                "In 1950 the company moved to Tucson under Road Runner. "
+                "Its largest factory opened in 1962."
+            ),
+            "qas": [
+                {
+                    "id": "q1",
+                    "question": "Who founded Acme in Phoenix?",
+                    "is_impossible": False,
+                    "answers": [{"text": "Wile Coyote", "answer_start": 24}],
+                },
+                {
+                    "id": "q2",
+                    "question": "When did its largest factory open?",
+                    "is_impossible": False,
+                    "answers": [{"text": "1962", "answer_start": 131}],
+                },
+                {
+                    "id": "q3",
+                    "question": "Who bought Acme?",
+                    "is_impossible": True,
+                    "answers": [],
+                    "plausible_answers": [{"text": "Road Runner", "answer_start": 87}],
+                },
+            ],
+        }
+    ],
+}
+SENTENCE = "Acme was founded in 1921 by Wile Coyote in Phoenix."
+QUESTION = "Who founded Acme in Phoenix?"
+
+
+def negation_point(question: str) -> int | None:
+    return train._negation_point(question.split())
+
+
+def test_an_entity_swap_replaces_a_name_the_sentence_states_with_one_it_does_not():
+    pool = train.article_entities(ARTICLE)
+    assert "Tucson" in pool["name"] and "In" not in pool["name"]  # "In 1950": sentence start
+    for seed in range(20):
+        rewrites = dict(train.near_miss_questions(QUESTION, SENTENCE, pool, random.Random(seed)))
+        swapped = rewrites["swap_name"]
+        assert swapped != QUESTION
+        new_names = set(swapped.split()) - set(QUESTION.split())
+        assert new_names and not any(name.strip("?") in SENTENCE for name in new_names)
+
+
+def test_a_number_is_swapped_for_one_of_the_same_shape():
+    pool = {"name": [], "number": ["1921", "1950", "1962", "12", "3,000"]}
+    rewrites = dict(
+        train.near_miss_questions(
+            "What happened in 1921 in Phoenix?", SENTENCE, pool, random.Random(1)
+        )
+    )
+    assert rewrites["swap_number"] in (
+        "What happened in 1950 in Phoenix?",
+        "What happened in 1962 in Phoenix?",
+    )
+
+
+def test_antonyms_flip_and_negation_goes_where_it_reads_as_a_question():
+    pool = {"name": [], "number": []}
+    rewrites = dict(
+        train.near_miss_questions(
+            "When did its largest factory open?",
+            "Its largest factory opened in 1962.",
+            pool,
+            random.Random(0),
+        )
+    )
+    assert rewrites["antonym"] == "When did its smallest factory open?"
+    assert negation_point("Who was the founder of Acme?") == 2
+    assert negation_point("When did Coyote leave Acme?") == 3
+    # "not" after "Beyonce" in "did Beyonce and Rowland found" would garble it: no negation
+    assert negation_point("What did Beyonce and Rowland found?") is None
+    assert negation_point("How was the suit settled?") is None
+
+
+def test_near_miss_pairs_are_negatives_on_the_sentence_that_answered_the_original():
+    rows = train.near_miss_pairs(ARTICLE, random.Random(3), share=1.0)
+    assert rows, "both answerable questions can be rewritten"
+    assert {r["question_id"].split("-")[0] for r in rows} <= {"q1", "q2"}  # never q3
+    for row in rows:
+        assert row["label"] == 0 and row["impossible"]
+        original = "q1" if row["question_id"].startswith("q1") else "q2"
+        expected = SENTENCE if original == "q1" else "Its largest factory opened in 1962."
+        assert row["passage"].startswith(expected)
+    assert train.near_miss_pairs(ARTICLE, random.Random(3), share=0.0) == []
