@@ -225,6 +225,54 @@ def fit(
     return weights[0], float(model.intercept_[0]), prior_weight, strict_weight
 
 
+def cross_validated(
+    records: list[dict], with_prior: bool, with_strict: bool, low: float, seed: int = 0
+) -> dict:
+    """2-fold cross-validation: each half scored by the fit on the other half, so the AUC and
+    truthfulness printed beside the in-sample ones are not flattered by fitting on them."""
+    from sklearn.metrics import roc_auc_score
+
+    order = list(range(len(records)))
+    random.Random(seed).shuffle(order)
+    halves = [order[::2], order[1::2]]
+    probabilities = [0.0] * len(records)
+    for held, used in ((halves[0], halves[1]), (halves[1], halves[0])):
+        weights = fit([records[i] for i in used], with_prior, with_strict)
+        for i in held:
+            probabilities[i] = calibrated_probability(records[i], *weights)
+    right = [r["right"] for r in records]
+    answered = [r for r, p in zip(records, probabilities, strict=True) if p >= low]
+    correct = sum(r["right"] for r in answered)
+    return {
+        "cv_auc_right": round(roc_auc_score(right, probabilities), 3),
+        "cv_answered": len(answered),
+        "cv_truthfulness": round((2 * correct - len(answered)) / len(records), 3),
+    }
+
+
+SKIP_GRID = tuple(round(0.05 * i, 2) for i in range(1, 11))
+
+
+def skip_below(
+    records: list[dict], weights: tuple[float, float, float, float], low: float
+) -> float:
+    """combined: the largest probability-without-the-GGUF under which skipping the GGUF changes
+    no answer/refuse decision on these records (at rerank's low threshold); 0 = always ask."""
+    scale, shift, prior_weight, strict_weight = weights
+    chosen = 0.0
+    for value in SKIP_GRID:
+        changed = 0
+        for record in records:
+            without = calibrated_probability(record, scale, shift, prior_weight)
+            full = calibrated_probability(record, scale, shift, prior_weight, strict_weight)
+            used = full if without >= value else without
+            changed += (used >= low) != (full >= low)
+        if changed:
+            break
+        chosen = value
+    return chosen
+
+
 def summary(
     records: list[dict],
     scale: float,
@@ -272,6 +320,7 @@ def write_settings(
     args,
     prior_weight: float = 0.0,
     strict_weight: float = 0.0,
+    strict_skip_below: float = 0.0,
 ) -> None:
     import yaml
 
@@ -328,6 +377,8 @@ def write_settings(
         calibration["prior_weight"] = round(prior_weight, 6)
     if strict_weight:
         calibration["strict_weight"] = round(strict_weight, 6)
+    if strict_skip_below:
+        calibration["strict_skip_below"] = strict_skip_below
     body = {"answerability": {**settings, **calibration}}
     out.write_text(header + yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
 
@@ -363,14 +414,24 @@ def main(argv: list[str] | None = None) -> int:
     lines = args.records.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
     with_prior = args.with_prior and args.kind != "strict"
-    scale, shift, prior_weight, strict_weight = fit(records, with_prior, args.kind == "combined")
+    weights = fit(records, with_prior, args.kind == "combined")
+    scale, shift, prior_weight, strict_weight = weights
     from flows.config import load_config
 
     low = load_config(ROOT / "configs" / "pipeline.yaml").stages["rerank"].low_threshold
     report = summary(records, scale, shift, low, prior_weight, strict_weight)
-    weights = {"prior_weight": prior_weight, "strict_weight": strict_weight}
-    print(json.dumps({"scale": scale, "shift": shift, **weights, **report}))
-    write_settings(args.out, scale, shift, report, args, prior_weight, strict_weight)
+    report.update(cross_validated(records, with_prior, args.kind == "combined", low))
+    extra = {"prior_weight": prior_weight, "strict_weight": strict_weight}
+    if args.kind == "combined":
+        extra["strict_skip_below"] = skip_below(records, weights, low)
+        asked = [
+            r
+            for r in records
+            if calibrated_probability(r, *weights[:3]) >= extra["strict_skip_below"]
+        ]
+        report["gguf_asked"] = len(asked)
+    print(json.dumps({"scale": scale, "shift": shift, **extra, **report}))
+    write_settings(args.out, scale, shift, report, args, **extra)
     return 0
 
 

@@ -180,6 +180,27 @@ def test_combined_asks_the_strict_judge_once_about_the_sentence_the_pair_model_c
         ).judge("q?", passages)
 
 
+def test_combined_does_not_ask_the_gguf_about_a_question_already_too_unlikely():
+    passages = [("Plans", "The Team plan costs 1,000 euros.")]
+    strict = RecordingYesNo(0.99)
+    # without the judge's term: sigmoid(3 - 5) = 0.12, below the skip line 0.2
+    settings = AnswerabilitySettings(
+        kind="combined", shift=-5.0, strict_weight=1.0, strict_skip_below=0.2
+    )
+    judge = answerability.CombinedAnswerability(
+        PairAnswerability(FixedPairs(), settings), strict, settings
+    )
+    judgement = judge.judge("What does the Team plan cost?", passages, [0.5])
+    assert strict.prompts == [] and judgement.answer is not None
+    assert judgement.probabilities[0] == pytest.approx(1 / (1 + np.exp(2.0)))
+    settings = settings.model_copy(update={"strict_skip_below": 0.1})
+    judge = answerability.CombinedAnswerability(
+        PairAnswerability(FixedPairs(), settings), strict, settings
+    )
+    assert judge.judge("What does the Team plan cost?", passages, [0.5]).probabilities[0] > 0.9
+    assert len(strict.prompts) == 1
+
+
 def test_the_strict_judge_reads_the_sentences_that_match_the_question():
     text = (
         "The company was founded in 1999. It moved to Lyon in 2004. The Team plan costs 12 euros. "

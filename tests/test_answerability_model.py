@@ -65,3 +65,34 @@ def test_a_damaged_copy_of_the_model_is_refused(tmp_path):
     (tmp_path / "model.onnx").write_bytes(bytes(damaged))
     with pytest.raises(onnx_pairs.PairModelError, match="sha256"):
         onnx_pairs.OnnxPairScorer(tmp_path)
+
+
+COMBINED = ROOT / "configs" / "answerability-combined.yaml"
+
+
+def test_the_combined_config_uses_the_same_model_and_asks_the_gguf_about_its_sentence(
+    tiny_index, monkeypatch
+):
+    settings = yaml.safe_load(COMBINED.read_text(encoding="utf-8"))["answerability"]
+    assert settings["kind"] == "combined"
+    assert settings["model_sha256"] == _settings().model_sha256
+    assert settings["strict_weight"] > 0  # the fit found the GGUF's verdict worth a weight
+    # always asked here (strict_skip_below 0): the skip has its own test
+    local = {"model_path": str(ROOT / settings["model_path"]), "strict_skip_below": 0.0}
+    combined = AnswerabilitySettings(**{**settings, **local})
+    asked: list[str] = []
+
+    class Strict:
+        model_id = "gguf"
+
+        def p_yes(self, system, user):
+            asked.append(user)
+            return 0.9
+
+    from stages.models import yesno
+
+    monkeypatch.setattr(yesno, "yes_no_model", lambda llm: Strict())
+    out = rerank.run(_inputs(tiny_index, CANDIDATES), rerank.Config(answerability=combined))
+    status = out["rerank_status"].to_pylist()[0]
+    assert status["answerability_model"] == f"combined:onnx:{combined.model_sha256[:12]}+gguf"
+    assert len(asked) == 1 and 0.0 <= status["answerability"] <= 1.0

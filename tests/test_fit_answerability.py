@@ -88,3 +88,27 @@ def test_the_strict_judge_gets_a_weight_and_the_combined_judge_applies_the_fit()
     judgement = judge.judge("q?", [("t", "One sentence.")], [record["prior"]])
     expected = fit.calibrated_probability(record, scale, shift, prior_weight, strict_weight)
     assert judgement.probabilities[0] == pytest.approx(expected)
+
+
+def test_the_gguf_is_skipped_only_below_where_it_never_changed_a_decision():
+    weights = (1.0, 0.0, 0.0, 2.0)  # scale, shift, prior_weight, strict_weight
+
+    def record(raw, p_yes):
+        return {"raw": raw, "prior": 0.5, "p_yes": p_yes, "right": False}
+
+    # without the GGUF: 0.1 and 0.42; the judge's "yes" lifts only the second over 0.55
+    records = [record(0.1, 0.6), record(0.42, 0.9)]
+    assert fit.skip_below(records, weights, 0.55) == pytest.approx(0.4)
+    # a "yes" that lifts a question at 0.04: skipping anything would change a decision
+    records = [record(0.04, 0.9999), record(0.42, 0.9)]
+    assert fit.skip_below(records, weights, 0.55) == 0.0
+
+
+def test_cross_validation_scores_each_half_with_the_other_halfs_fit():
+    records = _records()
+    report = fit.cross_validated(records, True, False, 0.55)
+    assert set(report) == {"cv_auc_right", "cv_answered", "cv_truthfulness"}
+    assert 0.5 < report["cv_auc_right"] <= 1.0 and 0 <= report["cv_answered"] <= len(records)
+    # labels the features cannot predict: held-out AUC falls to chance, in-sample fits noise
+    noise = [{**r, "right": random.Random(i).random() < 0.5} for i, r in enumerate(records)]
+    assert fit.cross_validated(noise, True, False, 0.55)["cv_auc_right"] < 0.6

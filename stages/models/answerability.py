@@ -71,6 +71,10 @@ class AnswerabilitySettings(BaseModel):
     # combined: the strict judge's P(yes) on the sentence the pair model chose, a third feature:
     # + strict_weight * logit(P(yes)).
     strict_weight: float = 0.0
+    # combined: the yes/no judge is not asked when the probability without its term is below
+    # this: a question that low was refused whatever the judge said on the calibration split
+    # (scripts/fit_answerability.py picks it there), and each skip saves a GGUF pass.
+    strict_skip_below: float = Field(0.0, ge=0, le=1)
     top_k: int = Field(3, ge=1, description="top-ranked chunks judged per question")
     strict_mode: Literal["choice", "passage"] = "choice"
     # strict choice: the sentences of the top chunks that match the question best, at most 9
@@ -250,34 +254,46 @@ class CombinedAnswerability:
     ) -> tuple[list[tuple[tuple[int, int, int], float]], tuple[int, int, int] | None, float]:
         """Every sentence's pair logit, the sentence with the highest (the answer), and the
         strict judge's P(yes) on it (0.5, no opinion, when there is no sentence)."""
-        from stages.common.text import sentence_spans
-
         scored = self.pairs.scored(question, passages)
         if not scored:
             return scored, None, 0.5
         answer = max(scored, key=lambda item: item[1])[0]
+        return scored, answer, self.p_yes(question, passages, answer)
+
+    def p_yes(
+        self, question: str, passages: list[tuple[str, str]], answer: tuple[int, int, int]
+    ) -> float:
+        """The yes/no judge's P(yes) on the answer sentence, read after the sentence before it."""
+        from stages.common.text import sentence_spans
+
         index, start, end = answer
         title, text = passages[index]
-        before = [a for a, b in sentence_spans(text) if b <= start]  # the sentence before it
+        before = [a for a, b in sentence_spans(text) if b <= start]
         passage = text[before[-1] if before else start : end].strip()
-        return scored, answer, strict_p_yes(self.model, question, title, passage, self.settings)
+        return strict_p_yes(self.model, question, title, passage, self.settings)
 
     def judge(
         self, question: str, passages: list[tuple[str, str]], priors: list[float] | None = None
     ) -> Judgement:
-        scored, answer, p_yes = self.signals(question, passages)
         s = self.settings
+        scored = self.pairs.scored(question, passages)
         best = [0.0] * len(passages)
         for owner, score in scored:  # sentences the yes/no judge did not read: its term left out
             prior = priors[owner[0]] if priors is not None else None
             probability = calibrated(score, s.scale, s.shift, s.prior_weight, prior)
             best[owner[0]] = max(best[owner[0]], probability)
-        if answer is not None:
-            score = dict(scored)[answer]
-            prior = priors[answer[0]] if priors is not None else None
+        if not scored:
+            return Judgement(best, None)
+        answer, score = max(scored, key=lambda item: item[1])
+        prior = priors[answer[0]] if priors is not None else None
+        without = calibrated(score, s.scale, s.shift, s.prior_weight, prior)
+        if without >= s.strict_skip_below:  # below it, refused without asking (see settings)
+            p_yes = self.p_yes(question, passages, answer)
             best[answer[0]] = calibrated(
                 score, s.scale, s.shift, s.prior_weight, prior, s.strict_weight, p_yes
             )
+        else:
+            best[answer[0]] = without
         return Judgement(best, answer)
 
 
