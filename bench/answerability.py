@@ -151,17 +151,24 @@ def run_fast(results_dir: Path | None) -> dict[str, Any]:
                 sum(judges[1]["counts"].values()), 1
             )
             per_set.append({"set": name, "judges": judges, "fast_added_s_per_question": added})
-    payload = {
+    payload = _sets_payload(overrides, per_set, started)
+    common.write_result(f"{NAME}-fast", payload, results_dir)
+    return payload
+
+
+def _sets_payload(
+    overrides: dict[str, Any], per_set: list[dict], started: float, **extra: Any
+) -> dict[str, Any]:
+    return {
         "status": "ok",
         "judge_settings": {k.rsplit(".", 1)[1]: v for k, v in overrides.items()},
         "sets": per_set,
+        **extra,
         "cpu_count": os.cpu_count(),
         "stage_versions": common.stage_versions(),
         "git_commit": common.git_commit(),
         "runtime_s": round(time.perf_counter() - started, 1),
     }
-    common.write_result(f"{NAME}-fast", payload, results_dir)
-    return payload
 
 
 def run_combined(results_dir: Path | None) -> dict[str, Any]:
@@ -196,16 +203,9 @@ def run_combined(results_dir: Path | None) -> dict[str, Any]:
                     ),
                 }
             )
-    payload = {
-        "status": "ok",
-        "judge_settings": {k.rsplit(".", 1)[1]: v for k, v in combined.items()},
-        "sets": per_set,
-        "target_added_s_per_answered": TARGET_ADDED_S_PER_ANSWERED,
-        "cpu_count": os.cpu_count(),
-        "stage_versions": common.stage_versions(),
-        "git_commit": common.git_commit(),
-        "runtime_s": round(time.perf_counter() - started, 1),
-    }
+    payload = _sets_payload(
+        combined, per_set, started, target_added_s_per_answered=TARGET_ADDED_S_PER_ANSWERED
+    )
     common.write_result(f"{NAME}-combined", payload, results_dir)
     return payload
 

@@ -250,6 +250,20 @@ def cross_validated(
     }
 
 
+PAIR_INTROS = {
+    "fast": (
+        "# The fast answerability judge (stages/models/answerability.py, PairAnswerability):\n"
+        "# the project's own cross-encoder in {model}\n"
+        "# (model card: README.md there). Include this file after configs/answerability.yaml\n"
+        "# in rerank's include: to use it.\n"
+    ),
+    "combined": (
+        "# The combined answerability judge (stages/models/answerability.py,\n"
+        "# CombinedAnswerability): the pair model in {model} picks the sentence,\n"
+        "# rerank's GGUF judges it (one short forward pass per question). Include this file\n"
+        "# after configs/answerability.yaml in rerank's include: to use it.\n"
+    ),
+}
 SKIP_GRID = tuple(round(0.05 * i, 2) for i in range(1, 11))
 
 
@@ -324,33 +338,17 @@ def write_settings(
 ) -> None:
     import yaml
 
-    if args.kind == "combined":
+    if args.kind in ("fast", "combined"):
         from stages.models.files import file_sha256
 
         digest = file_sha256(ROOT / args.model / "model.onnx", use_sidecar=False)
-        intro = (
-            "# The combined answerability judge (stages/models/answerability.py,\n"
-            f"# CombinedAnswerability): the pair model in {args.model} picks the sentence,\n"
-            "# rerank's GGUF judges it (one short forward pass per question). Include this file\n"
-            "# after configs/answerability.yaml in rerank's include: to use it.\n"
-        )
         settings = {
-            "kind": "combined",
+            "kind": args.kind,
             "model_path": args.model,
             "model_sha256": digest,
             "top_k": 3,
         }
-    elif args.kind == "fast":
-        from stages.models.files import file_sha256
-
-        digest = file_sha256(ROOT / args.model / "model.onnx", use_sidecar=False)
-        intro = (
-            "# The fast answerability judge (stages/models/answerability.py, PairAnswerability):\n"
-            f"# the project's own cross-encoder in {args.model}\n"
-            "# (model card: README.md there). Include this file after configs/answerability.yaml\n"
-            "# in rerank's include: to use it.\n"
-        )
-        settings = {"kind": "fast", "model_path": args.model, "model_sha256": digest, "top_k": 3}
+        intro = PAIR_INTROS[args.kind].format(model=args.model)
     else:
         intro = (
             "# The strict choice judge (stages/models/answerability.py): include this file after\n"
