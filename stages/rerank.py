@@ -40,7 +40,8 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.5.1"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors
+VERSION = "2.6.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+# 2.6: a multi-part question is judged part by part
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -384,7 +385,8 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             )
             continue
         if judge is not None and outcome["ranked"]:
-            outcome = _judged(outcome, question["question"], scorer, judge, config)
+            asked = judged_questions(question["question"], parts[qid])
+            outcome = _judged(outcome, asked, scorer, judge, config)
         if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
             outcome = _checked(outcome, question, scorer, config, check_client)
             calls += [{"question_id": qid, **r} for r in outcome.get("calls", [])]
@@ -412,39 +414,58 @@ def _checked(
     return {**outcome, "state": checked, "calls": records}
 
 
+def judged_questions(question: str, parts: list[str]) -> list[str]:
+    """What the answerability judge is asked: each part of a multi-part question on its own
+    (the retrieval stage's decomposition), else the question. No single sentence answers "What
+    is the Business plan price and how long is the termination notice?", so judged whole it
+    reads as unanswerable; judged part by part, each part finds its own sentence."""
+    return [part.rstrip("?. ") + "?" for part in parts] or [question]
+
+
 def _judged(
-    outcome: dict, question: str, scorer: Scorer, judge: AnswerabilityJudge, config: Config
+    outcome: dict, asked: list[str], scorer: Scorer, judge: AnswerabilityJudge, config: Config
 ) -> dict:
-    """The top chunks reordered by P(answers this exact question); the best one is the
-    confidence, so it decides success / low relevance / not found, and the sentence the judge
-    found to state the answer is marked on its chunk. A judge failure is a technical error for
+    """The top chunks reordered by P(answers this exact question), judged for each of `asked`
+    (the question, or each of its parts). A part's confidence is its answering chunk's (its best
+    chunk's when the judge found no sentence); the question's is the lowest part's, since an
+    answer needs every part, so it decides success / low relevance / not found; the sentence
+    the judge found to state each part's answer is marked on its chunk (the first part's when two
+    share a chunk) and those chunks lead, in part order. A judge failure is a technical error for
     this question, never an answer."""
     ranked = outcome["ranked"]
-    top = ranked[: config.answerability.top_k]
+    top = ranked[: config.answerability.top_k * len(asked)]  # each part gets top_k's budget
     rows = [scorer.view.row_of[r["chunk_id"]] for r in top]
     passages = [(scorer.view.titles[r], scorer.view.texts[r]) for r in rows]
     qid = outcome["state"]["question_id"]
     try:
-        judgement = judge.judge(question, passages, [r["confidence"] for r in top])
+        judgements = [judge.judge(text, passages, [r["confidence"] for r in top]) for text in asked]
     except AnswerabilityError as exc:
         state = _state(qid, "technical_error", None, None, f"answerability: {exc}")
         return {**outcome, "ranked": [], "state": state}
-    probabilities = _stable(judgement.probabilities)
+    per_part = [_stable(j.probabilities) for j in judgements]
+    probabilities = [max(values) for values in zip(*per_part, strict=True)]
     judged = [{**r, "confidence": p} for r, p in zip(top, probabilities, strict=True)]
-    if judgement.answer is not None:
-        index, start, end = judgement.answer
-        judged[index] = {**judged[index], "answer_start": start, "answer_end": end}
-        first = judged.pop(index)  # the chunk holding the answer leads, whatever the others got
-        judged = [first, *sorted(judged, key=lambda r: -r["confidence"])]
-    else:
-        judged.sort(key=lambda r: -r["confidence"])
+    leading: list[int] = []
+    for judgement in judgements:
+        if judgement.answer is not None and judgement.answer[0] not in leading:
+            index, start, end = judgement.answer
+            judged[index] = {**judged[index], "answer_start": start, "answer_end": end}
+            leading.append(index)
+    # the chunks holding an answer lead, whatever the others got
+    rest = sorted(
+        (r for i, r in enumerate(judged) if i not in leading), key=lambda r: -r["confidence"]
+    )
+    judged = [judged[i] for i in leading] + rest
     reordered = [{**r, "rank": rank} for rank, r in enumerate(judged + ranked[len(top) :], 1)]
-    best = judged[0]["confidence"]
+    confidence = min(
+        values[j.answer[0]] if j.answer is not None else max(values)
+        for j, values in zip(judgements, per_part, strict=True)
+    )
     state = {
         **outcome["state"],
-        "state": state_for(best, config),
-        "confidence": best,
-        "answerability": best,
+        "state": state_for(confidence, config),
+        "confidence": confidence,
+        "answerability": confidence,
         "answerability_model": judge.model_id,
     }
     return {**outcome, "ranked": reordered, "state": state}

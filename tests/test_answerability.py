@@ -331,3 +331,104 @@ def test_the_judged_sentence_leads_the_evidence():
     marked = {**chunk, "answer_span": (judged, len(text))}
     spans = evidence._spans_for(question, [marked], evidence.Config())
     assert spans[0]["text"].startswith("Prices") and spans[0]["start"] == 100 + judged
+
+
+class PartJudge:
+    """Answers by the asked text: each part finds its own chunk (by a word of that chunk)."""
+
+    model_id = "parts"
+
+    def __init__(self, by_part: dict[str, tuple[str, float]]) -> None:
+        self.by_part, self.asked = by_part, []
+
+    def judge(self, question, passages, priors=None):
+        self.asked.append(question)
+        word, chance = next(v for k, v in self.by_part.items() if k in question)
+        index = next(i for i, (_, text) in enumerate(passages) if word in text)
+        probabilities = [chance if i == index else 0.05 for i in range(len(passages))]
+        return Judgement(probabilities, (index, 0, len(passages[index][1])))
+
+
+def _run_parts(tiny_index, judge, monkeypatch):
+    from stages import contracts
+
+    inputs = _inputs(tiny_index, CANDIDATES)
+    inputs["retrieval_queries"] = contracts.from_rows(
+        [
+            {
+                "question_id": "q1",
+                "query_text": text,
+                "rewrite_kind": "decomposition",
+            }
+            for text in ("What is the L3 salary band", "how often are levels reviewed")
+        ],
+        "retrieval_queries",
+    )
+    monkeypatch.setattr(rerank, "answerability_judge", lambda *_: judge)
+    config = rerank.Config(answerability=AnswerabilitySettings(kind="fast"))
+    out = rerank.run(inputs, config)
+    return out["rerank_status"].to_pylist()[0], out["ranked"].to_pylist()
+
+
+def test_a_multi_part_question_is_judged_part_by_part(tiny_index, monkeypatch):
+    # whole, no sentence answers both parts; each part has its own chunk
+    judge = PartJudge({"salary": ("salary band", 0.9), "levels": ("Levels are", 0.8)})
+    status, ranked = _run_parts(tiny_index, judge, monkeypatch)
+    assert judge.asked == ["What is the L3 salary band?", "how often are levels reviewed?"]
+    assert status["state"] == "success" and status["confidence"] == pytest.approx(0.8)
+    assert [r["chunk_id"] for r in ranked][:2] == ["hr-salaries#0000", "handbook#0000"]
+    assert all(r["answer_start"] is not None for r in ranked[:2])
+
+
+def test_a_multi_part_question_is_as_sure_as_its_least_answered_part(tiny_index, monkeypatch):
+    judge = PartJudge({"salary": ("salary band", 0.9), "levels": ("Levels are", 0.3)})
+    status, _ = _run_parts(tiny_index, judge, monkeypatch)
+    assert status["state"] == "not_found" and status["confidence"] == pytest.approx(0.3)
+
+
+def test_a_question_in_the_passage_is_never_the_answer():
+    class QuestionsScoreHigh:
+        model_id = "q"
+
+        def score(self, pairs):
+            return np.array(
+                [5.0 if "?" in passage.split(" | ")[0] else 1.0 for _, passage in pairs]
+            )
+
+    faq = ("FAQ", "What export formats are supported? Exports are CSV and JSON.")
+    judgement = PairAnswerability(QuestionsScoreHigh(), AnswerabilitySettings(kind="fast")).judge(
+        "What export formats are supported?", [faq]
+    )
+    _, start, end = judgement.answer
+    assert faq[1][start:end] == "Exports are CSV and JSON."
+    candidates = answerability.choice_candidates(
+        "What export formats are supported?", [faq], [0.9], 3
+    )
+    assert [faq[1][c.start : c.end] for c in candidates] == ["Exports are CSV and JSON."]
+
+
+def test_a_table_row_is_also_read_one_cell_at_a_time():
+    from stages.models.onnx_pairs import cell_views
+
+    row = "Plan: Business; Price: €29 per user; Seats: 5; Storage per user: 250 GB."
+    assert cell_views(row) == [
+        "Plan: Business; Price: €29 per user.",
+        "Plan: Business; Seats: 5.",
+        "Plan: Business; Storage per user: 250 GB.",
+    ]
+    assert cell_views("The plan costs 5 euros; it renews yearly; seats: 5.") == []
+
+    class ShortViewsScoreHigh:
+        model_id = "views"
+
+        def score(self, pairs):
+            return np.array([4.0 if "Storage per user: 250 GB." in p else 0.5 for _, p in pairs])
+
+    passages = [("Pricing", f"Plans are billed monthly. {row}")]
+    judge = PairAnswerability(ShortViewsScoreHigh(), AnswerabilitySettings(kind="fast"))
+    scored = judge.scored("How much storage does the Business plan include?", passages)
+    assert len(scored) == 2  # one score per sentence: the row's best view
+    judgement = judge.judge("How much storage does the Business plan include?", passages)
+    index, start, end = judgement.answer
+    assert passages[index][1][start:end] == row  # the evidence quotes the whole row
+    assert judgement.probabilities[0] == pytest.approx(1 / (1 + np.exp(-4.0)))

@@ -139,6 +139,13 @@ def calibrated(
     return sigmoid(value)
 
 
+def asks(sentence: str) -> bool:
+    """A question states no answer. An FAQ's "What data export formats are supported?" shares
+    every word with the user's question and the pair model rated it the best sentence; the
+    evidence stage skips such sentences too."""
+    return sentence.rstrip().endswith("?")
+
+
 class PairAnswerability:
     """The best sentence of each passage, scored by a pair model."""
 
@@ -166,23 +173,38 @@ class PairAnswerability:
     def scored(
         self, question: str, passages: list[tuple[str, str]]
     ) -> list[tuple[tuple[int, int, int], float]]:
-        """((passage index, start, end), pair model logit) for every sentence of the passages."""
-        from stages.models.onnx_pairs import sentence_passages
+        """((passage index, start, end), pair model logit) for every sentence of the passages;
+        a table row gets the best of its own logit and its cell views' (`cell_views`)."""
+        from stages.models.onnx_pairs import cell_views, pair_text, sentence_passages
 
         pairs, owners = [], []
         for index, (title, text) in enumerate(passages):
             for start, end, passage in sentence_passages(title, text) or [(0, len(text), text)]:
-                pairs.append((question, passage))
-                owners.append((index, start, end))
+                sentence = text[start:end]
+                if asks(sentence):
+                    continue
+                for view in [passage, *(pair_text(v, title, "") for v in cell_views(sentence))]:
+                    pairs.append((question, view))
+                    owners.append((index, start, end))
         try:
             scores = self.scorer.score(pairs) if pairs else []
         except Exception as exc:  # a model that cannot load or run is a technical error
             raise AnswerabilityError(f"{type(exc).__name__}: {exc}") from exc
-        return [(owner, float(score)) for owner, score in zip(owners, scores, strict=True)]
+        best: dict[tuple[int, int, int], float] = {}
+        for owner, score in zip(owners, scores, strict=True):
+            best[owner] = max(float(score), best.get(owner, float("-inf")))
+        return list(best.items())
 
     def calibrated(self, score: float, prior: float | None) -> float:
         s = self.settings
         return calibrated(score, s.scale, s.shift, s.prior_weight, prior)
+
+
+def best_sentence(
+    scored: list[tuple[tuple[int, int, int], float]],
+) -> tuple[tuple[int, int, int], float]:
+    """The (sentence, pair logit) with the highest logit: the combined judge's answer."""
+    return max(scored, key=lambda item: item[1])
 
 
 def focused_passage(question: str, text: str, sentences: int) -> str:
@@ -257,7 +279,7 @@ class CombinedAnswerability:
         scored = self.pairs.scored(question, passages)
         if not scored:
             return scored, None, 0.5
-        answer = max(scored, key=lambda item: item[1])[0]
+        answer, _ = best_sentence(scored)
         return scored, answer, self.p_yes(question, passages, answer)
 
     def p_yes(
@@ -284,7 +306,7 @@ class CombinedAnswerability:
             best[owner[0]] = max(best[owner[0]], probability)
         if not scored:
             return Judgement(best, None)
-        answer, score = max(scored, key=lambda item: item[1])
+        answer, score = best_sentence(scored)
         prior = priors[answer[0]] if priors is not None else None
         without = calibrated(score, s.scale, s.shift, s.prior_weight, prior)
         if without >= s.strict_skip_below:  # below it, refused without asking (see settings)
@@ -323,6 +345,8 @@ def choice_candidates(
     found = []
     for index, ((title, text), prior) in enumerate(zip(passages, priors, strict=True)):
         for start, end in sentence_spans(text):
+            if asks(text[start:end]):
+                continue
             match = sentence_match(wanted, text[start:end], title) * (0.5 + 0.5 * prior)
             found.append(Candidate(index, start, end, match))
     best = sorted(found, key=lambda c: (-c.match, c.passage, c.start))[:limit]
