@@ -417,6 +417,8 @@ def test_a_table_row_is_also_read_one_cell_at_a_time():
         "Plan: Business; Storage per user: 250 GB.",
     ]
     assert cell_views("The plan costs 5 euros; it renews yearly; seats: 5.") == []
+    prose = "The Normans (Norman: Nourmands; French: Normands; Latin: Normanni) were a people."
+    assert cell_views(prose) == []
 
     class ShortViewsScoreHigh:
         model_id = "views"

@@ -130,14 +130,16 @@ def load(model_dir: str | Path) -> OnnxPairScorer:
         return _LOADED[key]
 
 
-ROW_CELL = re.compile(r"^[^:;|]{1,60}: \S")  # "Storage per user: 250 GB", a table cell
+ROW_CELL = re.compile(r"^[^:;|()]{1,60}: \S")  # "Storage per user: 250 GB", a table cell
 
 
 def row_cells(sentence: str) -> list[str]:
     """The cells of a table row as the formats write it ("Plan: Business; Storage per user:
     250 GB; …", stages/formats/tables.py), or [] for any other sentence."""
     cells = [c.strip() for c in sentence.rstrip(".").split("; ")]
-    if len(cells) < 3 or not all(ROW_CELL.match(c) for c in cells):
+    # prose such as "The Normans (Norman: Nourmands; French: Normands; Latin: …) were" is not a
+    # row: a cell's key has no bracket and a cell closes every bracket it opens
+    if len(cells) < 3 or not all(ROW_CELL.match(c) and c.count("(") == c.count(")") for c in cells):
         return []
     return cells
 
