@@ -40,8 +40,8 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.6.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
-# 2.6: a multi-part question is judged part by part
+VERSION = "2.7.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+# 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")

@@ -100,7 +100,10 @@ class FixedPairs:
 
 def test_a_passage_gets_its_best_sentence():
     judge = PairAnswerability(FixedPairs(), AnswerabilitySettings(kind="fast"))
-    passages = [("Prices", "Plans changed in May. The Team plan costs 1,000 euros."), ("X", "No.")]
+    passages = [
+        ("Prices", "Plans changed in May. The Team plan costs 1,000 euros."),
+        ("X", "The office moved to Lyon in May."),
+    ]
     best, other = judge.probabilities("What does the Team plan cost?", passages)
     assert best == pytest.approx(1 / (1 + np.exp(-3.0)))
     assert other == pytest.approx(1 / (1 + np.exp(3.0)))
@@ -157,7 +160,7 @@ class RecordingYesNo(FixedYesNo):
 def test_combined_asks_the_strict_judge_once_about_the_sentence_the_pair_model_chose():
     passages = [
         ("Plans", "Plans changed in May. The Team plan costs 1,000 euros. Support is free."),
-        ("Old", "Nothing here."),
+        ("Old", "The office moved to Lyon in May."),
     ]
     strict = RecordingYesNo(0.2)
     settings = AnswerabilitySettings(kind="combined", strict_weight=1.0)
@@ -386,16 +389,15 @@ def test_a_multi_part_question_is_as_sure_as_its_least_answered_part(tiny_index,
     assert status["state"] == "not_found" and status["confidence"] == pytest.approx(0.3)
 
 
-def test_a_question_in_the_passage_is_never_the_answer():
+def test_a_question_or_a_heading_in_the_passage_is_never_the_answer():
     class QuestionsScoreHigh:
         model_id = "q"
 
         def score(self, pairs):
-            return np.array(
-                [5.0 if "?" in passage.split(" | ")[0] else 1.0 for _, passage in pairs]
-            )
+            sentences = [passage.split(" | ")[0] for _, passage in pairs]
+            return np.array([5.0 if s.endswith(("?", "Formats.")) else 1.0 for s in sentences])
 
-    faq = ("FAQ", "What export formats are supported? Exports are CSV and JSON.")
+    faq = ("FAQ", "What export formats are supported? Formats. Exports are CSV and JSON.")
     judgement = PairAnswerability(QuestionsScoreHigh(), AnswerabilitySettings(kind="fast")).judge(
         "What export formats are supported?", [faq]
     )

@@ -76,6 +76,9 @@ class AnswerabilitySettings(BaseModel):
     # (scripts/fit_answerability.py picks it there), and each skip saves a GGUF pass.
     strict_skip_below: float = Field(0.0, ge=0, le=1)
     top_k: int = Field(3, ge=1, description="top-ranked chunks judged per question")
+    # a sentence with fewer content words is a heading or a label ("Governing law."), never an
+    # answer: the evidence stage's own floor (min_span_tokens) for the sentences it quotes
+    min_answer_tokens: int = Field(3, ge=1)
     strict_mode: Literal["choice", "passage"] = "choice"
     # strict choice: the sentences of the top chunks that match the question best, at most 9
     # (one digit each); the answer is argmax log P(choice) + weight * word match.
@@ -139,11 +142,14 @@ def calibrated(
     return sigmoid(value)
 
 
-def asks(sentence: str) -> bool:
-    """A question states no answer. An FAQ's "What data export formats are supported?" shares
-    every word with the user's question and the pair model rated it the best sentence; the
-    evidence stage skips such sentences too."""
-    return sentence.rstrip().endswith("?")
+def states_nothing(sentence: str, min_tokens: int) -> bool:
+    """A question or a heading states no answer. An FAQ's "What data export formats are
+    supported?" shares every word with the user's question and the pair model rated it the best
+    sentence; the GGUF said yes to "Governing law." for "Which law governs the agreement?". The
+    evidence stage skips both kinds too."""
+    from stages.common.text import content_tokens
+
+    return sentence.rstrip().endswith("?") or len(content_tokens(sentence)) < min_tokens
 
 
 class PairAnswerability:
@@ -181,7 +187,7 @@ class PairAnswerability:
         for index, (title, text) in enumerate(passages):
             for start, end, passage in sentence_passages(title, text) or [(0, len(text), text)]:
                 sentence = text[start:end]
-                if asks(sentence):
+                if states_nothing(sentence, self.settings.min_answer_tokens):
                     continue
                 for view in [passage, *(pair_text(v, title, "") for v in cell_views(sentence))]:
                     pairs.append((question, view))
@@ -335,7 +341,11 @@ class Candidate:
 
 
 def choice_candidates(
-    question: str, passages: list[tuple[str, str]], priors: list[float], limit: int
+    question: str,
+    passages: list[tuple[str, str]],
+    priors: list[float],
+    limit: int,
+    min_tokens: int = 3,
 ) -> list[Candidate]:
     """The `limit` sentences of the passages that match the question best (word match weighted
     by the passage's rank confidence, as the evidence stage weighs spans), in reading order."""
@@ -345,7 +355,7 @@ def choice_candidates(
     found = []
     for index, ((title, text), prior) in enumerate(zip(passages, priors, strict=True)):
         for start, end in sentence_spans(text):
-            if asks(text[start:end]):
+            if states_nothing(text[start:end], min_tokens):
                 continue
             match = sentence_match(wanted, text[start:end], title) * (0.5 + 0.5 * prior)
             found.append(Candidate(index, start, end, match))
@@ -382,7 +392,9 @@ class ChoiceAnswerability:
     ) -> Judgement:
         priors = priors if priors is not None else [1.0] * len(passages)
         limit = self.settings.choice_sentences
-        candidates = choice_candidates(question, passages, priors, limit)
+        candidates = choice_candidates(
+            question, passages, priors, limit, self.settings.min_answer_tokens
+        )
         if not candidates:
             return Judgement([0.0] * len(passages))
         user = choice_prompt(question, passages, candidates)
