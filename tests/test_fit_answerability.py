@@ -85,7 +85,7 @@ def test_the_strict_judge_gets_a_weight_and_the_combined_judge_applies_the_fit()
             return record["p_yes"]
 
     judge = CombinedAnswerability(PairAnswerability(OneSentence(), settings), Strict(), settings)
-    judgement = judge.judge("q?", [("t", "One sentence.")], [record["prior"]])
+    judgement = judge.judge("q?", [("t", "One sentence states the answer.")], [record["prior"]])
     expected = fit.calibrated_probability(record, scale, shift, prior_weight, strict_weight)
     assert judgement.probabilities[0] == pytest.approx(expected)
 
