@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stages import contracts
 from stages.common.logs import question_scope
-from stages.common.text import content_tokens, sentence_match, sentence_spans
+from stages.common.text import content_tokens, sentence_match, sentence_spans, states_nothing
 from stages.formats.anchors import anchor_for_span
 
 NAME = "evidence"
@@ -73,9 +73,7 @@ def _spans_for(sub: str, chunks: list[dict], config: Config) -> list[dict]:
         for start, end in sentence_spans(chunk["text"]):
             sentence = chunk["text"][start:end]
             judged = judged_start is not None and start < judged_end and judged_start < end
-            if not judged and (
-                sentence.endswith("?") or len(content_tokens(sentence)) < config.min_span_tokens
-            ):
+            if not judged and states_nothing(sentence, config.min_span_tokens):
                 continue
             score = sentence_match(sub_tokens, sentence, heading, wants_quantity)
             lift = JUDGED_LIFT if judged else 0.0

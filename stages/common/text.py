@@ -164,6 +164,13 @@ def content_tokens(text: str) -> list[str]:
     return [stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
+def states_nothing(sentence: str, min_tokens: int) -> bool:
+    """A question, or a heading or label with fewer than `min_tokens` content words ("Governing
+    law."): a sentence that cannot state an answer. The evidence stage does not quote one on its
+    word match alone, and the answerability judges never take one as the answer."""
+    return sentence.rstrip().endswith("?") or len(content_tokens(sentence)) < min_tokens
+
+
 def cited_sentences(answer: str) -> list[tuple[str, list[str]]]:
     """Split an answer into (sentence without markers, evidence ids cited right after it).
 

@@ -142,16 +142,6 @@ def calibrated(
     return sigmoid(value)
 
 
-def states_nothing(sentence: str, min_tokens: int) -> bool:
-    """A question or a heading states no answer. An FAQ's "What data export formats are
-    supported?" shares every word with the user's question and the pair model rated it the best
-    sentence; the GGUF said yes to "Governing law." for "Which law governs the agreement?". The
-    evidence stage skips both kinds too."""
-    from stages.common.text import content_tokens
-
-    return sentence.rstrip().endswith("?") or len(content_tokens(sentence)) < min_tokens
-
-
 class PairAnswerability:
     """The best sentence of each passage, scored by a pair model."""
 
@@ -181,6 +171,7 @@ class PairAnswerability:
     ) -> list[tuple[tuple[int, int, int], float]]:
         """((passage index, start, end), pair model logit) for every sentence of the passages;
         a table row gets the best of its own logit and its cell views' (`cell_views`)."""
+        from stages.common.text import states_nothing
         from stages.models.onnx_pairs import cell_views, pair_text, sentence_passages
 
         pairs, owners = [], []
@@ -349,7 +340,7 @@ def choice_candidates(
 ) -> list[Candidate]:
     """The `limit` sentences of the passages that match the question best (word match weighted
     by the passage's rank confidence, as the evidence stage weighs spans), in reading order."""
-    from stages.common.text import content_tokens, sentence_match, sentence_spans
+    from stages.common.text import content_tokens, sentence_match, sentence_spans, states_nothing
 
     wanted = set(content_tokens(question))
     found = []
