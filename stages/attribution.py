@@ -17,9 +17,16 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 from stages import contracts
+from stages.common.citations import (  # noqa: F401  (re-exported: the stage's own vocabulary)
+    CITATION_FIELDS,
+    citations_for,
+    markers_in,
+    render,
+    section_below_title,
+    source_label,
+)
 from stages.common.logs import question_scope
-from stages.common.text import MARKER_RE, cited_sentences
-from stages.formats.anchors import anchor_label
+from stages.common.text import cited_sentences
 
 NAME = "attribution"
 VERSION = "1.2.0"  # 1.2: citations carry their anchor, named in the label
@@ -28,58 +35,11 @@ INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question
 log = logging.getLogger(__name__)
 
-CITATION_FIELDS = [f.name for f in contracts.CITATION]
-
 
 class Config(BaseModel):
     """Attribution has no knobs yet; the class keeps the stage interface uniform."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-def markers_in(text: str) -> list[str]:
-    return list(dict.fromkeys(MARKER_RE.findall(text or "")))
-
-
-def section_below_title(section_path: str | None, title: str) -> str | None:
-    """The section path without the document's own title, which the label already names."""
-    parts = [p for p in (section_path or "").split(" > ") if p]
-    first, name = (parts[0].strip().casefold() if parts else ""), (title or "").strip().casefold()
-    # The top heading is the title, give or take a suffix: "Price List" / "Price List (2026)".
-    if first and name and (first.startswith(name) or name.startswith(first)):
-        parts.pop(0)
-    return " > ".join(parts) or None
-
-
-def source_label(citation: dict) -> str:
-    section = section_below_title(citation["section_path"], citation["title"])
-    place = anchor_label(citation.get("anchor"))
-    if place and section:
-        # a ticket comment's section ("Comment 3 by Bo, 2026-01-02") is already in its anchor
-        parts = section.split(" > ")
-        section = " > ".join(parts[:-1]) if parts[-1].casefold() in place.casefold() else section
-    details = [section or None]
-    if place:
-        details.append(place)
-    elif citation["page_number"] is not None:
-        details.append(f"p. {citation['page_number']}")
-    if citation["version"]:
-        details.append(f"version {citation['version']}")
-    if citation["published_at"] is not None:
-        details.append(f"dated {citation['published_at'].isoformat()}")
-    shown = ", ".join(d for d in details if d)
-    return f"{citation['title']} ({shown})" if shown else citation["title"]
-
-
-def render(answer: str, citations: dict[str, dict]) -> str:
-    parts = []
-    for sentence, ids in cited_sentences(answer):
-        markers = "".join(f"[{i}]" for i in ids)
-        if ids and ids[0] in citations:
-            parts.append(f"According to {source_label(citations[ids[0]])}: {sentence} {markers}")
-        else:
-            parts.append(f"{sentence} {markers}".strip())
-    return " ".join(parts)
 
 
 def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
@@ -99,7 +59,7 @@ def attribute(generation: dict, evidence: dict[str, dict]) -> dict:
     declared_unknown = [
         i for i in generation["citations"] or [] if i not in evidence and i not in unresolved
     ]
-    citations = {i: {f: evidence[i].get(f) for f in CITATION_FIELDS} for i in ids if i in evidence}
+    citations = citations_for(answer, evidence)
     unmarked = [sentence for sentence, cited in cited_sentences(answer) if not cited]
     row = {
         **base,

@@ -992,31 +992,67 @@ def test_the_answer_check_is_not_asked_when_the_judge_already_read_the_question(
     assert report["answer_check"] is None and len(fake.asked) == 1
 
 
-def test_a_claim_citing_the_wrong_evidence_is_revised_not_blocked():
-    tapestry = "The Bayeux Tapestry is not a tapestry but a work of embroidery."
-    odo = "It was commissioned by Odo, the Bishop of Bayeux and first Earl of Kent."
-    evidence = {"E1": ev_row("E1", tapestry, "q1"), "E2": ev_row("E2", odo, "q1")}
+TAPESTRY = "The Bayeux Tapestry is not a tapestry but a work of embroidery."
+ODO = "It was commissioned by Odo, the Bishop of Bayeux and first Earl of Kent."
+
+
+def miscited_report(answer: str, config: Config, toolkit=None) -> dict:
+    """The report on `answer` over evidence E1 = TAPESTRY, E2 = ODO."""
+    evidence = {"E1": ev_row("E1", TAPESTRY, "q1"), "E2": ev_row("E2", ODO, "q1")}
+    attribution = attr_row("q1", "answered", answer, [evidence["E2"]])
+    generation = gen_row("q1", answer) | {"revise_round": 0}
+    return guardrails.check(attribution, generation, evidence, config, toolkit, question="Which?")
+
+
+def test_a_claim_citing_the_wrong_evidence_is_re_cited_when_the_right_one_states_it():
     config = Config(judge="none", judge_cache_dir=None)
-
-    def report_for(answer: str) -> dict:
-        attribution = attr_row("q1", "answered", answer, [evidence["E2"]])
-        generation = gen_row("q1", answer) | {"revise_round": 0}
-        return guardrails.check(attribution, generation, evidence, config, question="Which?")
-
-    # "Embroidery" is in E1, not in the cited E2: a revise round can fix the citation
-    report = report_for("Embroidery [E2]")
+    # "Embroidery" is in E1, not in the cited E2: checked against E1, it holds, so it is re-cited
+    report = miscited_report("Embroidery [E2]", config)
     [claim] = report["claims"]
-    assert claim["score"] == 0.0 and claim["critical"]
-    assert "cite [E1]" in claim["reasons"][-1]
+    assert claim["evidence_ids"] == ["E1"] and claim["status"] == "supported"
+    assert claim["reasons"][-1] == "re-cited: [E2] lacks it, [E1] states it"
+    assert (report["action"], report["recited_answer"]) == ("emit", "Embroidery [E1]")
+    # a claim that needs both items cites both
+    report = miscited_report("Odo commissioned the Tapestry [E2]", config)
+    assert report["claims"][0]["evidence_ids"] == ["E2", "E1"]
+    assert report["recited_answer"] == "Odo commissioned the Tapestry [E2] [E1]"
+    # only the re-cited sentence changes its markers
+    report = miscited_report("Odo commissioned it. [E2] It is embroidery. [E2]", config)
+    assert report["recited_answer"] == "Odo commissioned it. [E2] It is embroidery. [E1]"
+    # a name no evidence of the question holds still blocks at once, and nothing is re-cited
+    report = miscited_report("Tapestries were woven by Mathilda [E2]", config)
+    assert report["action"] == "block" and report["recited_answer"] is None
+    assert not any("cite" in r for r in report["claims"][0]["reasons"])
+
+
+def test_a_miscited_claim_the_judge_rejects_on_the_right_evidence_too_is_sent_to_revise():
+    # none of its words is in E2: the pre-filter fails it there, and E1 is the fix
+    paraphrase = "The famous piece is embroidery, not a real tapestry [E2]"
+    toolkit, fake = judged_toolkit(0.3)
+    report = miscited_report(paraphrase, Config(judge="llm", judge_cache_dir=None), toolkit)
+    [claim] = report["claims"]
+    assert fake.asked and claim["evidence_ids"] == ["E2"] and claim["score"] < 0.85
+    assert "cite [E1]" in claim["reasons"][-1] and report["recited_answer"] is None
     assert report["action"] == "revise"
     assert any("cite [E1]" in f for f in report["feedback"])
-    # a claim that needs both items: cite both
-    report = report_for("Odo commissioned the Tapestry [E2]")
-    assert "cite [E2] [E1]" in report["claims"][0]["reasons"][-1]
-    # a name no evidence of the question holds still blocks at once
-    report = report_for("Tapestries were woven by Mathilda [E2]")
-    assert report["action"] == "block"
-    assert not any("cite" in r for r in report["claims"][0]["reasons"])
+    # the same claim, judged supported on E1: re-cited and emitted, no revise round
+    toolkit, fake = judged_toolkit(0.99)
+    report = miscited_report(paraphrase, Config(judge="llm", judge_cache_dir=None), toolkit)
+    assert report["action"] == "emit" and report["claims"][0]["evidence_ids"] == ["E1"]
+
+
+def test_the_final_answer_shows_the_re_cited_markers_and_their_sources():
+    evidence = [ev_row("E1", TAPESTRY, "q1"), ev_row("E2", ODO, "q1") | {"title": "Odo"}]
+    attribution = attr_row("q1", "answered", "Embroidery [E2]", [evidence[1]])
+    reports, finals = run_guardrails(
+        [(attribution, gen_row("q1", "Embroidery [E2]"), evidence)],
+        Config(judge="none", judge_cache_dir=None),
+    )
+    final = finals["q1"]
+    assert (final["status"], final["answer"]) == ("answered", "Embroidery [E1]")
+    assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
+    assert final["rendered_answer"].startswith("According to Price List 2026")
+    assert reports["q1"]["claims"][0]["evidence_ids"] == ["E1"]
 
 
 def test_a_name_from_the_cited_documents_title_is_not_an_invented_name():

@@ -25,6 +25,11 @@ Per claim, against its cited spans (all of the question's evidence when it cites
 3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator that
    the judge supported get self-consistency probes; a divergence keeps the answer from being
    emitted. A verbatim claim is not probed ("proven"), nor one the judge already rejected.
+4. a claim that fails on its cited spans while another evidence item of its question holds its
+   figures, names and words (the LLM cited [E2] for a word of [E1]) is checked again as if it
+   cited that item; when it holds there it is re-cited, and the final answer shows the corrected
+   markers and sources (`citation_fix`, `recited_attribution`); otherwise a revise round is
+   asked to fix the citation.
 
 Gate: overall = min over claims (or a weighted mean). `emit` when overall >= emit_threshold, no
 critical divergence and no rejected tool output in the final turn; `block` when attribution
@@ -44,6 +49,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
+from stages.common import citations
 from stages.common.text import strip_markers
 from stages.guardrails import claims as claims_mod
 from stages.guardrails import consistency, groundedness, judge, pii
@@ -57,8 +63,9 @@ from stages.models.errors import LLMError
 NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
 # what can be proven; 2.3: citations carry their anchor; 2.8.1: pii_detector named after redacting;
-# 2.9: 2 consistency probes by default, not 3
-VERSION = "2.9.0"
+# 2.9: 2 consistency probes by default, not 3; 2.10: a miscited claim is re-cited when the
+# evidence it should cite supports it
+VERSION = "2.10.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -414,12 +421,14 @@ def check(
     claims, probes, divergent, routes, miscited = [], [], [], [], []
     generated = generation.get("backend") in LLM_BACKENDS
     decomposed = _decompose(answer, config, toolkit)
-    for claim in decomposed:
+    recited: set[int] = set()  # sentences with a re-cited claim
+    final_ids: list[tuple[int, list[str]]] = []  # (sentence, ids) of each claim as checked
+
+    def scored_with(claim: claims_mod.Claim) -> tuple[list[dict], ClaimScore]:
         chosen = spans_of(claim.evidence_ids, evidence)
-        spans = [e["text"] for e in chosen]
         scored = verify_claim(
             claim.text,
-            spans,
+            [e["text"] for e in chosen],
             config,
             toolkit,
             question=question or None,
@@ -430,12 +439,32 @@ def check(
             headings=headings_of(chosen),
             part=len(decomposed) > 1,
         )
+        return chosen, scored
+
+    for claim in decomposed:
+        chosen, scored = scored_with(claim)
+        fix = []
+        if claim_status(scored, config) != "supported":
+            fix = citation_fix(claim, scored, evidence, allowed, question, config.prefilter_lexical)
+        markers = " ".join(f"[{i}]" for i in fix)
+        if fix:
+            # Stated by evidence it did not cite: check it as if the generator had cited that
+            # evidence, and re-cite it when it holds there (the generator's words stay, only
+            # the markers change; no revise round is spent on a wrong marker).
+            fixed_claim = claims_mod.Claim(claim.text, fix, claim.sentence)
+            fixed_chosen, fixed = scored_with(fixed_claim)
+            if claim_status(fixed, config) == "supported":
+                was = " ".join(f"[{i}]" for i in claim.evidence_ids)
+                fixed.reasons.append(f"re-cited: {was} lacks it, {markers} states it")
+                recited.add(claim.sentence)
+                claim, chosen, scored, fix = fixed_claim, fixed_chosen, fixed, []
+        final_ids.append((claim.sentence, claim.evidence_ids))
+        spans = [e["text"] for e in chosen]
         row = _claim_row(claim, chosen, scored, config)
         claims.append(row)
         routes.append(scored.route)
-        if fix := citation_fix(claim, scored, evidence, allowed, question):
+        if fix:
             miscited.append(claim.text)
-            markers = " ".join(f"[{i}]" for i in fix)
             row["reasons"].append(f"the cited evidence lacks it; cite {markers}, which states it")
         if row["critical"] and not scored.error:
             probe = _probe(claim.text, question, spans, generation, config, toolkit, answer, scored)
@@ -476,8 +505,37 @@ def check(
         action=action,
         reasons=reasons,
         feedback=feedback,
+        recited_answer=_recited(answer, final_ids, recited),
     )
     return report
+
+
+def _recited(answer: str, final_ids: list[tuple[int, list[str]]], recited: set[int]) -> str | None:
+    """The answer with each re-cited sentence citing what its claims were checked against."""
+    if not recited:
+        return None
+    sentence_ids: dict[int, list[str]] = {}
+    for sentence, ids in final_ids:
+        if sentence in recited:
+            known = sentence_ids.setdefault(sentence, [])
+            known += [i for i in ids if i not in known]
+    return citations.recite(answer, sentence_ids)
+
+
+def recited_attribution(
+    attribution: dict, answer: str, evidence: dict[str, dict], generation: dict
+) -> dict:
+    """The attribution of a re-cited answer: its markers, citations and rendering."""
+    cited = citations.citations_for(answer, evidence)
+    rendered = citations.render(answer, cited)
+    if generation.get("caveat"):
+        rendered = f"{generation['caveat']} {rendered}"
+    return {
+        **attribution,
+        "answer": answer,
+        "citations": list(cited.values()),
+        "rendered_answer": rendered,
+    }
 
 
 # The checks whose failure another evidence item can answer: what the claim states is there, in
@@ -491,13 +549,15 @@ def citation_fix(
     evidence: dict[str, dict],
     allowed: str,
     question: str,
+    min_lexical: float = 1.0,
 ) -> list[str]:
-    """The evidence ids a claim should cite when its cited spans lack a figure or name that
-    another item of its question holds (only such checks failed): that item alone, or with the
-    ones it cited. [] when no evidence of the question holds it: the claim is simply wrong."""
-    if scored.route != "check" or not claim.evidence_ids:
+    """The evidence ids a claim should cite when its cited spans lack a figure or name, or
+    (`min_lexical`: the pre-filter's share) most of its words, that another item of its question
+    holds (only such checks failed): that item alone, or with the ones it cited. [] when no
+    evidence of the question holds it: the claim is simply wrong."""
+    if scored.route not in ("check", "prefilter", "lexical") or not claim.evidence_ids:
         return []
-    failed = {c.name for c in scored.checks if c.name != "lexical" and c.score < 1.0}
+    failed = {c.name for c in scored.checks if c.score < 1.0 and c.name != "lexical"}
     if not failed <= CITABLE_CHECKS:
         return []
     cited = [i for i in claim.evidence_ids if i in evidence]
@@ -511,7 +571,9 @@ def citation_fix(
             context=question,
             headings=headings_of(chosen),
         )
-        return all(c.score == 1.0 for c in checks if c.name in CITABLE_CHECKS)
+        lexical = next(c.score for c in checks if c.name == "lexical")
+        citable = all(c.score == 1.0 for c in checks if c.name in CITABLE_CHECKS)
+        return citable and (scored.route == "check" or lexical >= min_lexical)
 
     for evidence_id in evidence:
         if evidence_id in cited:
@@ -666,6 +728,8 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             question=question["question"],
             tool_rows=tool_rows[qid],
         )
+        if recited := report.pop("recited_answer", None):
+            attribution = recited_attribution(attribution, recited, evidence[qid], generation)
         final = final_answer(question, attribution, generation, report, confidences.get(qid))
         if problems := contracts.final_answer_problems(final):
             report.update(action="block", reasons=[*report["reasons"], *problems])

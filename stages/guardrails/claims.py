@@ -32,6 +32,7 @@ MIN_CLAUSE_WORDS = 4
 class Claim:
     text: str
     evidence_ids: list[str] = field(default_factory=list)
+    sentence: int = 0  # index of its sentence in `cited_sentences(answer)`, to re-cite it
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -46,12 +47,12 @@ def split_clauses(sentence: str) -> list[str]:
 def decompose(answer: str | None) -> list[Claim]:
     """Rule-based: sentences, then independent clauses; markers stay with their sentence."""
     claims = []
-    for sentence, ids in cited_sentences(answer or ""):
+    for index, (sentence, ids) in enumerate(cited_sentences(answer or "")):
         if not sentence.strip():
             continue
         for clause in split_clauses(sentence.strip()):
             if words(clause):
-                claims.append(Claim(clause, list(ids)))
+                claims.append(Claim(clause, list(ids), index))
     return claims
 
 
@@ -75,7 +76,7 @@ def decompose_llm(answer: str | None, client: Any) -> list[Claim]:
     import json
 
     claims = []
-    for sentence, ids in cited_sentences(answer or ""):
+    for index, (sentence, ids) in enumerate(cited_sentences(answer or "")):
         if not words(sentence):
             continue
         messages = [
@@ -87,5 +88,5 @@ def decompose_llm(answer: str | None, client: Any) -> list[Claim]:
             pieces = [p.strip() for p in reply["claims"] if isinstance(p, str) and p.strip()]
         except (ValueError, KeyError, TypeError, RuntimeError):
             pieces = []
-        claims.extend(Claim(p, list(ids)) for p in (pieces or [sentence.strip()]))
+        claims.extend(Claim(p, list(ids), index) for p in (pieces or [sentence.strip()]))
     return claims
