@@ -552,7 +552,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.9.0"
+    assert report["version"] == guardrails.VERSION == "2.10.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -1025,19 +1025,27 @@ def test_a_claim_citing_the_wrong_evidence_is_re_cited_when_the_right_one_states
     assert not any("cite" in r for r in report["claims"][0]["reasons"])
 
 
-def test_a_miscited_claim_the_judge_rejects_on_the_right_evidence_too_is_sent_to_revise():
-    # none of its words is in E2: the pre-filter fails it there, and E1 is the fix
-    paraphrase = "The famous piece is embroidery, not a real tapestry [E2]"
+def test_a_miscited_claim_the_judge_rejects_on_the_right_evidence_too_is_not_re_cited():
+    llm = Config(judge="llm", judge_cache_dir=None)
+    # a name E2 lacks and E1 holds: judged on E2 + E1, rejected; a revise round may fix it
     toolkit, fake = judged_toolkit(0.3)
-    report = miscited_report(paraphrase, Config(judge="llm", judge_cache_dir=None), toolkit)
+    report = miscited_report("Odo ordered the Tapestry [E2]", llm, toolkit)
     [claim] = report["claims"]
     assert fake.asked and claim["evidence_ids"] == ["E2"] and claim["score"] < 0.85
-    assert "cite [E1]" in claim["reasons"][-1] and report["recited_answer"] is None
+    assert "cite [E2] [E1]" in claim["reasons"][-1] and report["recited_answer"] is None
     assert report["action"] == "revise"
-    assert any("cite [E1]" in f for f in report["feedback"])
+    assert any("cite [E2] [E1]" in f for f in report["feedback"])
+    # none of its words is in E2 (the pre-filter fails it there); judged on E1, rejected: no
+    # citation to suggest, only a proven figure or name earns that
+    paraphrase = "The famous piece is embroidery, not a real tapestry [E2]"
+    toolkit, fake = judged_toolkit(0.3)
+    report = miscited_report(paraphrase, llm, toolkit)
+    [claim] = report["claims"]
+    assert fake.asked and claim["evidence_ids"] == ["E2"] and claim["score"] < 0.85
+    assert not any("cite" in r for r in claim["reasons"]) and report["recited_answer"] is None
     # the same claim, judged supported on E1: re-cited and emitted, no revise round
     toolkit, fake = judged_toolkit(0.99)
-    report = miscited_report(paraphrase, Config(judge="llm", judge_cache_dir=None), toolkit)
+    report = miscited_report(paraphrase, llm, toolkit)
     assert report["action"] == "emit" and report["claims"][0]["evidence_ids"] == ["E1"]
 
 

@@ -91,9 +91,10 @@ class Config(BaseModel):
     # claims and support
     decomposer: Literal["rules", "llm"] = "rules"
     judge: Literal["llm", "nli", "none"] = "llm"
-    # Calibrated on HaluEval QA records 1-100 (bench/halueval.py); held-out figure on 101-500.
+    # Chosen on HaluEval QA records 1-100 and the paraphrase pairs' dev split (configs/
+    # guardrails.yaml says how); held-out figures on HaluEval 101-500 and the pairs' test split.
     judge_threshold: float = Field(
-        0.95, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
+        0.9, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
     )
     prefilter_lexical: float = Field(
         0.2, ge=0, le=1, description="below this share of content words, no judge call"
@@ -458,6 +459,8 @@ def check(
                 fixed.reasons.append(f"re-cited: {was} lacks it, {markers} states it")
                 recited.add(claim.sentence)
                 claim, chosen, scored, fix = fixed_claim, fixed_chosen, fixed, []
+            elif scored.route != "check":
+                fix = []  # only a figure or name proven elsewhere earns a revise over a block
         final_ids.append((claim.sentence, claim.evidence_ids))
         spans = [e["text"] for e in chosen]
         row = _claim_row(claim, chosen, scored, config)
