@@ -48,6 +48,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def written_since(folder: Path, since: float) -> list[Path]:
+    """The result files in `folder` written at or after `since` (epoch seconds)."""
+    return sorted(p for p in Path(folder).glob("*.json") if p.stat().st_mtime >= since)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.list:
@@ -77,7 +82,7 @@ def _run(args: argparse.Namespace, overrides: dict) -> int:
     for name in names:
         module = importlib.import_module(BENCHES[name])
         common.console.rule(f"[bold]{name}[/]: {module.DESCRIPTION}")
-        started = time.perf_counter()
+        started, wall_started = time.perf_counter(), time.time()
         try:
             result = module.run(
                 results_dir=args.results,
@@ -92,8 +97,10 @@ def _run(args: argparse.Namespace, overrides: dict) -> int:
             continue
         elapsed = time.perf_counter() - started
         common.console.print(module.summarize(result), markup=False, soft_wrap=True)
+        # a bench may name its file after its settings (llm_answers-ask, answerability-fast)
+        written = [str(p) for p in written_since(args.results, wall_started)]
         common.console.print(
-            f"[green]{name} done in {elapsed:.1f} s[/] → {args.results / name}.json"
+            f"[green]{name} done in {elapsed:.1f} s[/] → {', '.join(written) or 'no file'}"
         )
         outcome[name] = f"ok ({elapsed:.0f} s)"
     readme = report.write_readme(args.results)

@@ -235,3 +235,18 @@ def test_the_fast_bench_takes_the_judge_settings_from_its_config(tmp_path):
         "rerank.answerability.model_path": "m",
         "rerank.answerability.scale": 0.5,
     }
+
+
+def test_the_bench_names_the_result_files_a_run_wrote(tmp_path):
+    # a bench may name its file after its settings (llm_answers-ask.json), so the CLI reports
+    # the files written during the run, not "<bench>.json"
+    import os
+
+    from bench.__main__ import written_since
+
+    old, new = tmp_path / "llm_answers.json", tmp_path / "llm_answers-ask.json"
+    old.write_text("{}")
+    new.write_text("{}")
+    os.utime(old, (1_000, 1_000))
+    assert written_since(tmp_path, 2_000) == [new]
+    assert written_since(tmp_path, 10**12) == []
