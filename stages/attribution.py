@@ -17,14 +17,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict
 
 from stages import contracts
-from stages.common.citations import (  # noqa: F401  (re-exported: the stage's own vocabulary)
-    CITATION_FIELDS,
-    citations_for,
-    markers_in,
-    render,
-    section_below_title,
-    source_label,
-)
+from stages.common.citations import citations_for, markers_in, render
 from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 

@@ -594,7 +594,7 @@ def test_ingest_help_explains_the_dry_run():
 
 
 def test_the_source_label_leaves_out_the_title_the_section_starts_with():
-    from stages.attribution import source_label
+    from stages.common.citations import source_label
 
     citation = {
         "title": "Price List 2026",
