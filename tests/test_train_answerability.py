@@ -106,3 +106,63 @@ def test_near_miss_pairs_are_negatives_on_the_sentence_that_answered_the_origina
         expected = SENTENCE if original == "q1" else "Its largest factory opened in 1962."
         assert row["passage"].startswith(expected)
     assert train.near_miss_pairs(ARTICLE, random.Random(3), share=0.0) == []
+
+
+PARTNERS = {
+    "title": "Partner_programme",
+    "paragraphs": [
+        {
+            "context": (
+                "Members of the programme are ranked in tiers. Each year, Gold partners get a "
+                "named engineer and a 4-hour response. In Europe, Silver partners get a shared "
+                "queue. Since 2020, Bronze partners pay no fee."
+            ),
+            "qas": [],
+        }
+    ],
+}
+
+
+def test_a_qualifier_swap_asks_for_a_tier_the_sentence_does_not_state():
+    modifiers = train.article_modifiers(PARTNERS)
+    assert modifiers["partners"] == ["Bronze", "Gold", "Silver"]
+    sentence = "Each year, Gold partners get a named engineer and a 4-hour response."
+    question = "What response time do Gold partners get?"
+    swapped = {
+        train.qualifier_swap(question, sentence, modifiers, random.Random(seed))
+        for seed in range(10)
+    }
+    assert swapped == {
+        "What response time do Silver partners get?",
+        "What response time do Bronze partners get?",
+    }
+    # "Members" opens a sentence: its capital says nothing, so it is no qualifier of anything
+    assert all("Members" not in mods for mods in modifiers.values())
+    # no qualifier of the question's is in the sentence: nothing to swap
+    assert train.qualifier_swap("Who pays no fee?", sentence, modifiers, random.Random(0)) is None
+
+
+def test_a_question_can_get_near_misses_of_several_kinds():
+    article = {
+        "title": "Acme",
+        "paragraphs": [
+            {
+                "context": (
+                    "In 1950, Acme moved to Tucson. Acme opened its largest factory in 1962."
+                ),
+                "qas": [
+                    {
+                        "id": "q1",
+                        # a name, an antonym and a place for "not": three kinds of rewrite
+                        "question": "When did Acme open its largest factory?",
+                        "is_impossible": False,
+                        "answers": [{"text": "1962", "answer_start": 66}],
+                    }
+                ],
+            }
+        ],
+    }
+    one = train.near_miss_pairs(article, random.Random(3), share=1.0)
+    two = train.near_miss_pairs(article, random.Random(3), share=1.0, per_question=2)
+    assert len(one) == 1 and len(two) == 2
+    assert len({r["near_miss"] for r in two}) == 2
