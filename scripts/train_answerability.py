@@ -38,7 +38,8 @@ best sentence went 0.636 (epoch 1), 0.675 (2), 0.700 (3), 0.778 (4, near misses)
 same fourth epoch without the near misses (same start, seed and rate) reached 0.707: the
 generated near misses made the gain, not the epoch. Epoch 5: pair AUC 0.866, best sentence the
 answer's for 75.2 % of answerable questions (the bi-encoder cosine: 0.758, 71.0 %, question AUC
-0.585).
+0.585); the same epoch without the qualifier swaps reached 0.870, 74.1 %, question AUC 0.790, so
+the fresh draw and the extra epoch, not the qualifier kind, made that gain.
 Earlier runs that did not learn: session 3, one epoch with frozen word embeddings (407 steps of 32,
 lr 5e-5), pair AUC 0.54; session 4, 150 steps, 0.51: too few steps, not the wrong recipe.
 Also tried in session 4 and not kept: a logistic regression over the bi-encoder's product and
