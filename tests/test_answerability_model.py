@@ -81,7 +81,7 @@ def test_the_combined_config_names_a_committed_model_and_asks_the_gguf_about_its
     assert settings["model_sha256"] in (folder / "README.md").read_text(encoding="utf-8")
     assert settings["strict_weight"] > 0  # the fit found the GGUF's verdict worth a weight
     # always asked here (strict_skip_below 0): the skip has its own test
-    local = {"model_path": str(ROOT / settings["model_path"]), "strict_skip_below": 0.0}
+    local = {"model_path": str(folder), "strict_skip_below": 0.0}
     combined = AnswerabilitySettings(**{**settings, **local})
     asked: list[str] = []
 
