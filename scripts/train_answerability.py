@@ -31,7 +31,7 @@ data/models/answerability-minilm-v3/ (model card there: the exact commands, data
 
 Status (issue 14): data/models/answerability-minilm-v3 is this script's output, 2 CPU cores, no
 GPU: three epochs on the plain pairs (sessions 13-14), a fourth on the pairs plus 3,413
-generated near misses, a fifth on a fresh draw of up to two per question (5,245), qualifier swaps
+generated near misses, a fifth on a fresh draw of up to two per question (5,479), qualifier swaps
 ("Wii version" -> "GameCube version", `--qualifiers`) among them. On the calibration split (3,026
 pairs, 766 questions; never trained on), int8, the answerable-vs-unanswerable AUC of a question's
 best sentence went 0.636 (epoch 1), 0.675 (2), 0.700 (3), 0.778 (4, near misses), 0.788 (5). The
@@ -202,11 +202,7 @@ def article_entities(article: dict) -> dict[str, list[str]]:
             if m.start() > 1 and context[m.start() - 2] not in '.!?"' and _is_name(m.group(0))
         )
         numbers.update(NUMBER_RE.findall(context))
-    return {
-        "name": sorted(names),
-        "number": sorted(numbers),
-        "modifiers": article_modifiers(article),
-    }
+    return {"name": sorted(names), "number": sorted(numbers)}
 
 
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]+")
@@ -274,14 +270,15 @@ def qualifier_swap(
 def near_miss_questions(
     question: str,
     sentence: str,
-    pool: dict,
+    pool: dict[str, list[str]],
     rng: random.Random,
-    qualifiers: bool = False,
+    modifiers: dict[str, list[str]] | None = None,
 ) -> list[tuple[str, str]]:
     """(kind, question) rewrites that the answer sentence no longer answers, as SQuAD 2.0's
     crowd workers wrote them: an entity swap (a name or number the sentence shares with the
     question, replaced by another of the article's that the sentence does not mention), an
-    antonym, or a negation. Each is a negative pair with the sentence that answers the original."""
+    antonym, a negation, or, given the article's `modifiers`, a qualifier swap. Each is a
+    negative pair with the sentence that answers the original."""
     rewrites = []
     for kind, pattern in (("name", NAME_RE), ("number", NUMBER_RE)):
         found = [
@@ -312,8 +309,8 @@ def near_miss_questions(
     at = _negation_point(words)
     if at and " not " not in f" {sentence} ":
         rewrites.append(("negation", " ".join([*words[:at], "not", *words[at:]])))
-    if qualifiers:
-        swapped = qualifier_swap(question, sentence, pool.get("modifiers", {}), rng)
+    if modifiers:
+        swapped = qualifier_swap(question, sentence, modifiers, rng)
         if swapped and swapped != question:
             rewrites.append(("qualifier", swapped))
     return rewrites
@@ -354,6 +351,7 @@ def near_miss_pairs(
     (of different kinds) paired with the sentence that answers the original question (label 0)."""
     title = article["title"].replace("_", " ")
     pool = article_entities(article)
+    modifiers = article_modifiers(article) if qualifiers else None
     rows = []
     for paragraph in article["paragraphs"]:
         sentences = _sentences(paragraph["context"])
@@ -364,7 +362,7 @@ def near_miss_pairs(
             if holder is None:
                 continue
             sentence = sentences[holder][2]
-            rewrites = near_miss_questions(qa["question"].strip(), sentence, pool, rng, qualifiers)
+            rewrites = near_miss_questions(qa["question"].strip(), sentence, pool, rng, modifiers)
             previous = sentences[holder - 1][2] if holder > 0 else ""
             for kind, question in rng.sample(rewrites, min(per_question, len(rewrites))):
                 rows.append(
