@@ -285,6 +285,9 @@ SCHEMAS: dict[str, pa.Schema] = {
             # one is configured (it then is the confidence too); null without one
             ("answerability", pa.float64()),
             ("answerability_model", pa.string()),
+            # the question's names that no source the principal may read writes (then the state
+            # is not_found with confidence 0); null when every name is written or none was checked
+            ("unwritten_names", pa.list_(pa.string())),
         ]
     ),
     "rerank_attempts": pa.schema(

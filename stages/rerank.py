@@ -28,7 +28,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
-from stages.common import progress, search
+from stages.common import names, progress, search
 from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
 from stages.models import chat, embeddings, pairs, settings
 from stages.models.answerability import (
@@ -40,8 +40,9 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.7.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
-# 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer
+VERSION = "2.8.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+# 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
+# 2.8: a question naming what no eligible source writes is not found
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -97,6 +98,9 @@ class Config(BaseModel):
     # and is the confidence the state thresholds read (issue 14). `strict` uses `llm`.
     answerability: AnswerabilitySettings = AnswerabilitySettings()
     requery_top_k: int = Field(30, ge=1)
+    # A question naming something (a client, a product) that no source the principal may read
+    # ever writes is not found, however well the rest of it matches (stages/common/names.py).
+    refuse_unwritten_names: bool = True
     embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
 
     @model_validator(mode="before")
@@ -384,10 +388,13 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 _state(qid, "technical_error", None, None, f"{type(exc).__name__}: {exc}")
             )
             continue
-        if judge is not None and outcome["ranked"]:
+        if config.refuse_unwritten_names:
+            outcome = _names_checked(outcome, question["question"], eligible_docs[qid], scorer)
+        judgeable = outcome["ranked"] and not outcome["state"]["unwritten_names"]
+        if judge is not None and judgeable:  # no judge can find what no source writes
             asked = judged_questions(question["question"], parts[qid])
             outcome = _judged(outcome, asked, scorer, judge, config)
-        if question["query_type"] in config.llm_check_query_types and outcome["ranked"]:
+        if question["query_type"] in config.llm_check_query_types and judgeable:
             outcome = _checked(outcome, question, scorer, config, check_client)
             calls += [{"question_id": qid, **r} for r in outcome.get("calls", [])]
         ranked.extend(outcome["ranked"])
@@ -412,6 +419,19 @@ def _checked(
         records = [chat.tool_call_record("confidence_check", 1, "error", [str(exc)[:300]], args)]
     checked = {**state, "state": apply_verdict(state["state"], verdict), "llm_verdict": verdict}
     return {**outcome, "state": checked, "calls": records}
+
+
+def _names_checked(outcome: dict, question: str, eligible_docs: list[str], scorer: Scorer) -> dict:
+    """Not found, confidence 0, when the question names something no source this principal may
+    read ever writes (`stages.common.names`): no evidence can state its answer."""
+    state = outcome["state"]
+    allowed = np.zeros(len(scorer.indexes.chunk_ids), dtype=bool)
+    allowed[scorer.indexes.rows_for_docs(eligible_docs)] = True
+    unwritten = names.unwritten_names(question, scorer.indexes.bm25.written(allowed))
+    if not unwritten:
+        return outcome
+    checked = {**state, "state": "not_found", "confidence": 0.0, "unwritten_names": unwritten}
+    return {**outcome, "state": checked}
 
 
 def judged_questions(question: str, parts: list[str]) -> list[str]:
@@ -566,6 +586,7 @@ def _state(
         "error": error,
         "answerability": None,
         "answerability_model": None,
+        "unwritten_names": None,
     }
 
 

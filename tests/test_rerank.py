@@ -150,6 +150,59 @@ def test_a_misconfigured_cross_encoder_is_a_technical_error(tiny_index):
     assert status["state"] == "technical_error" and "cross_encoder_model" in status["error"]
 
 
+PRICE = "How much does the Enterprise plan cost per user per month for {}?"
+
+
+def _price_status(tiny_index, question: str, eligible=ALL_DOCS, **settings) -> dict:
+    inputs = _inputs(tiny_index, [_candidate("pricing#0000", "pricing")], question=question)
+    decisions = {d: "eligible" if d in eligible else "denied" for d in ALL_DOCS}
+    inputs["eligibility"] = eligibility_table("q1", decisions)
+    return rerank.run(inputs, rerank.Config(**settings))["rerank_status"].to_pylist()[0]
+
+
+def test_a_question_naming_what_no_source_writes_is_not_found(tiny_index):
+    """A Fabrikam price list is no answer for Initech, however well the rest matches."""
+    answered = _price_status(tiny_index, PRICE.format("our staff"))
+    assert answered["state"] == "success" and answered["unwritten_names"] is None
+    status = _price_status(tiny_index, PRICE.format("Initech"))
+    assert status["state"] == "not_found" and status["confidence"] == 0.0
+    assert status["unwritten_names"] == ["initech"]
+    off = _price_status(tiny_index, PRICE.format("Initech"), refuse_unwritten_names=False)
+    assert off["state"] == "success"
+
+
+def test_a_typo_in_a_name_the_sources_write_is_still_answered(tiny_index):
+    status = _price_status(tiny_index, "How much does the Enterprse plan cost per user per month?")
+    assert status["state"] == "success" and status["unwritten_names"] is None
+
+
+def test_only_sources_the_principal_may_read_count_as_writing_a_name(tiny_index):
+    """Only the pricing page writes "Enterprise"; a principal who may not read it gets not found,
+    and the check reveals nothing the principal may not see (the name is the question's own)."""
+    question = "How much does the Enterprise plan cost per user per month?"
+    status = _price_status(tiny_index, question, eligible=("handbook",))
+    assert status["state"] == "not_found" and status["unwritten_names"] == ["enterprise"]
+
+
+def test_no_judge_is_asked_about_a_name_no_source_writes(tiny_index, monkeypatch):
+    from stages.models.answerability import AnswerabilitySettings, Judgement
+
+    class CountingJudge:
+        model_id, calls = "counting", 0
+
+        def judge(self, question, passages, priors=None):
+            self.calls += 1
+            return Judgement([1.0] * len(passages))
+
+    judge = CountingJudge()
+    monkeypatch.setattr(rerank, "answerability_judge", lambda *_: judge)
+    fast = AnswerabilitySettings(kind="fast")
+    status = _price_status(tiny_index, PRICE.format("Initech"), answerability=fast)
+    assert status["state"] == "not_found" and judge.calls == 0
+    assert _price_status(tiny_index, PRICE.format("us"), answerability=fast)["state"] == "success"
+    assert judge.calls == 1
+
+
 class ScriptedClient:
     """Stands in for the chat model to exercise the verdict parsing (the real model: below)."""
 

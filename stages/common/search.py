@@ -8,6 +8,7 @@ may not read can therefore never become a candidate, however well it matches.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
 
+from stages.common import names
 from stages.common.text import tokenize
 
 EXACT_SUBSET_LIMIT = 20_000  # below this many allowed rows an exact scan beats graph/IVF search
@@ -49,6 +51,8 @@ class Bm25Index:
             ),
             shape=(n_rows, len(self.term_ids)),
         )
+        self._folded: dict[str, list[int]] | None = None  # `written`'s index
+        self._folded_sorted: list[str] = []
 
     def scores_for_tokens(self, tokens: list[str]) -> np.ndarray:
         """rank_bm25 semantics: every query token occurrence adds its term's column."""
@@ -61,6 +65,29 @@ class Bm25Index:
         columns = np.fromiter(counts.keys(), dtype=np.int64)
         weights = np.fromiter(counts.values(), dtype=np.float64)
         return np.asarray(self.matrix[:, columns] @ weights).ravel()
+
+    def written(self, allowed: np.ndarray) -> names.Vocabulary:
+        """The terms of the `allowed` rows (a boolean mask), accent-folded, for the name check."""
+        if self._folded is None:  # built on first use: only the name check needs it
+            self._folded = defaultdict(list)
+            for term, column in self.term_ids.items():
+                for form in names.folded_forms(term):
+                    self._folded[form].append(column)
+            self._folded_sorted = sorted(self._folded)
+        folded, ordered = self._folded, self._folded_sorted
+        indptr, indices = self.matrix.indptr, self.matrix.indices
+
+        def occurs(term: str) -> bool:
+            return any(
+                allowed[indices[indptr[c] : indptr[c + 1]]].any() for c in folded.get(term, ())
+            )
+
+        def starting(prefix: str) -> list[str]:
+            start = bisect.bisect_left(ordered, prefix)
+            end = bisect.bisect_left(ordered, prefix + "\uffff")
+            return [term for term in ordered[start:end] if occurs(term)]
+
+        return names.Vocabulary(occurs, starting)
 
 
 def load_faiss(path: Path) -> Any:

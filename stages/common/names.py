@@ -1,0 +1,120 @@
+"""The names a question asks about, and whether a set of sources ever writes them.
+
+"What is the termination notice in our contract with Initech?" cannot be answered from sources
+that never write "Initech", however well a Fabrikam contract matches the rest of the question:
+the grounding design's "irrelevant result" (a general template cited for a specific client). A
+name here is a capitalised word after the question's first (acronyms are left out: sources spell
+them out), split at hyphens, of at least `MIN_LETTERS` letters. A name counts as written when the
+sources write it, a spelling one edit away (a typo: "Frensh", "Bismark") or a form derived from
+the same stem ("Revolutionary", "revolution"), accents and inflection aside ("Celoron" is
+"Céloron", "Initech's" is "Initech").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from stages.common.text import STOPWORDS, stem
+
+NAME_RE = re.compile(r"\b[A-Z][\w&'’-]*")
+MIN_LETTERS = 4
+MIN_PREFIX = 5
+# Capitalised because they are names of days, months and units, not parties: "Is support open on
+# Monday?" may be answered by "weekdays".
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august")
+MONTHS += ("september", "october", "november", "december")
+MONTHS += ("sept",)  # "In Sept 1760": the abbreviations of 4 letters or more
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+CALENDAR = frozenset(MONTHS + DAYS)
+UNITS = frozenset(("celsius", "fahrenheit", "kelvin"))  # sources write °C, °F, K
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# letters with no decomposition into a base letter and an accent
+UNDECOMPOSED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe"})
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: 'Céloron' -> 'celoron', 'Gładkowska' -> 'gladkowska'."""
+    decomposed = unicodedata.normalize("NFKD", text.lower().translate(UNDECOMPOSED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def folded_forms(term: str) -> list[str]:
+    """A vocabulary term as names are looked up: folded, and the word after an elision
+    ("d'agoult" is also "agoult")."""
+    folded = fold(term)
+    tail = re.split(r"['’]", folded)[-1]
+    return [folded, tail] if tail != folded else [folded]
+
+
+def _title_cased(question: str) -> bool:
+    """Most longer words capitalised ("What Is The Refund Policy?"): capitals say nothing there."""
+    longer = [w for w in re.findall(r"[^\W\d_]{4,}", question)[1:]]
+    return len(longer) >= 3 and sum(w[0].isupper() for w in longer) >= 0.75 * len(longer)
+
+
+def asked_names(question: str) -> list[str]:
+    """The question's names, folded, in order, without repeats (see the module docstring)."""
+    if _title_cased(question):
+        return []
+    names: list[str] = []
+    for match in NAME_RE.finditer(question):
+        if match.start() == len(question) - len(question.lstrip()):  # the first word
+            continue
+        word = match.group()
+        if word.isupper():  # an acronym
+            continue
+        for part in re.split(r"[-&]", re.sub(r"['’]s?$", "", word)):
+            part = fold(part)
+            ordinary = part in STOPWORDS or part in CALENDAR or part in UNITS
+            if len(part) >= MIN_LETTERS and part.isalpha() and not ordinary and part not in names:
+                names.append(part)
+    return names
+
+
+def spellings(word: str) -> Iterable[str]:
+    """The word, then every spelling one edit away (words of 5 letters or more only)."""
+    yield word
+    if len(word) < 5:
+        return
+    for i in range(len(word) + 1):
+        head, tail = word[:i], word[i:]
+        for letter in LETTERS:
+            yield head + letter + tail
+        if tail:
+            yield head + tail[1:]
+            for letter in LETTERS:
+                yield head + letter + tail[1:]
+        if len(tail) > 1:
+            yield head + tail[1] + tail[0] + tail[2:]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a set of sources writes, as stemmed, accent-folded terms."""
+
+    occurs: Callable[[str], bool]  # the term occurs in them
+    starting: Callable[[str], list[str]]  # their terms that start with a prefix
+
+
+def is_written(name: str, vocabulary: Vocabulary) -> bool:
+    """The name, a spelling one edit away, or a word sharing its stem's start: a derived form
+    ("Revolutionary" where the sources write "revolution", "Canada" where they write
+    "Canadian") shares a prefix of at least `MIN_PREFIX` letters and three quarters of the name."""
+    if any(vocabulary.occurs(fold(stem(spelling))) for spelling in spellings(name)):
+        return True
+    root = fold(stem(name))
+    if any(vocabulary.occurs(root[:end]) for end in range(MIN_PREFIX, len(root))):
+        return True  # the sources write a shorter stem the name starts with
+    shared = max(MIN_PREFIX, math.ceil(0.75 * len(name)))
+    return len(name) > shared and bool(vocabulary.starting(name[:shared]))
+
+
+def unwritten_names(question: str, vocabulary: Vocabulary) -> list[str]:
+    """The question's names that the sources never write."""
+    return [name for name in asked_names(question) if not is_written(name, vocabulary)]
