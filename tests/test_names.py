@@ -55,7 +55,7 @@ def test_a_name_is_written_in_any_form_the_sources_use(name):
 
 @pytest.mark.parametrize("name", ["initech", "quantum", "globex", "tokyo"])
 def test_a_name_the_sources_never_write_is_not_written(name):
-    """"quantum" shares only "quant" with "quantity": less than three quarters of the name."""
+    """The name "quantum" shares only "quant" with "quantity": under three quarters of it."""
     assert not names.is_written(name, vocabulary(SOURCES + " The quantity is fixed."))
 
 
