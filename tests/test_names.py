@@ -32,6 +32,8 @@ def vocabulary(text: str) -> names.Vocabulary:
         ("How hot is it in Celsius?", []),  # sources write °C
         ("What Is The Refund Policy For Annual Plans?", []),  # title case: capitals say nothing
         ("Does the Zeta plan cost more than the Zeta add-on?", ["zeta"]),
+        ("In 2019, what did the Zeta plan cost?", ["zeta", "2019"]),  # a year, first word or not
+        ("Which wars did France fight in the 1600s?", ["france"]),  # a span, not a year
     ],
 )
 def test_asked_names(question, expected):
@@ -62,3 +64,11 @@ def test_a_name_the_sources_never_write_is_not_written(name):
 def test_unwritten_names_of_a_question():
     question = "What is the notice period in the Fabrikam contract with Initech?"
     assert names.unwritten_names(question, vocabulary(SOURCES)) == ["initech"]
+
+
+def test_a_year_is_written_only_as_itself():
+    sources = vocabulary("The 2026 price list replaces the 2025 one.")
+    assert names.is_written("2025", sources)
+    assert not names.is_written("2024", sources)  # one edit away, but another year
+    question = "What did the plan cost in 2024?"
+    assert names.unwritten_names(question, sources) == ["2024"]

@@ -171,6 +171,12 @@ def test_a_question_naming_what_no_source_writes_is_not_found(tiny_index):
     assert off["state"] == "success"
 
 
+def test_a_question_about_a_year_no_source_writes_is_not_found(tiny_index):
+    """Answering "in 2019?" from a price list that names no year would invent a past price."""
+    status = _price_status(tiny_index, PRICE.format("us in 2019"))
+    assert status["state"] == "not_found" and status["unwritten_names"] == ["2019"]
+
+
 def test_a_typo_in_a_name_the_sources_write_is_still_answered(tiny_index):
     status = _price_status(tiny_index, "How much does the Enterprse plan cost per user per month?")
     assert status["state"] == "success" and status["unwritten_names"] is None

@@ -8,6 +8,10 @@ them out), split at hyphens, of at least `MIN_LETTERS` letters. A name counts as
 sources write it, a spelling one edit away (a typo: "Frensh", "Bismark") or a form derived from
 the same stem ("Revolutionary", "revolution"), accents and inflection aside ("Celoron" is
 "Céloron", "Initech's" is "Initech").
+
+A year works the same way: "What did the Enterprise plan cost in 2019?" cannot be answered from
+sources that never write 2019, and SQuAD 2.0 makes near misses by changing one ("appointed in
+1765" where the text says 1756). A year is written only as itself.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sun
 CALENDAR = frozenset(MONTHS + DAYS)
 UNITS = frozenset(("celsius", "fahrenheit", "kelvin"))  # sources write °C, °F, K
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# 1765, 2019; not "the 1600s", a span the sources may write as "the 17th century" or "1650"
+YEAR_RE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b(?!['’]?s\b)")
 
 
 # letters with no decomposition into a base letter and an accent
@@ -59,9 +65,11 @@ def _title_cased(question: str) -> bool:
 
 
 def asked_names(question: str) -> list[str]:
-    """The question's names, folded, in order, without repeats (see the module docstring)."""
+    """The question's names, folded, in order, without repeats, then its years (see the module
+    docstring)."""
+    years = list(dict.fromkeys(YEAR_RE.findall(question)))
     if _title_cased(question):
-        return []
+        return years
     names: list[str] = []
     for match in NAME_RE.finditer(question):
         if match.start() == len(question) - len(question.lstrip()):  # the first word
@@ -74,7 +82,7 @@ def asked_names(question: str) -> list[str]:
             ordinary = part in STOPWORDS or part in CALENDAR or part in UNITS
             if len(part) >= MIN_LETTERS and part.isalpha() and not ordinary and part not in names:
                 names.append(part)
-    return names
+    return names + years
 
 
 def spellings(word: str) -> Iterable[str]:
@@ -106,6 +114,8 @@ def is_written(name: str, vocabulary: Vocabulary) -> bool:
     """The name, a spelling one edit away, or a word sharing its stem's start: a derived form
     ("Revolutionary" where the sources write "revolution", "Canada" where they write
     "Canadian") shares a prefix of at least `MIN_PREFIX` letters and three quarters of the name."""
+    if name.isdigit():  # a year is written as such or not at all
+        return vocabulary.occurs(name)
     if any(vocabulary.occurs(fold(stem(spelling))) for spelling in spellings(name)):
         return True
     root = fold(stem(name))
