@@ -255,6 +255,10 @@ def ask(
             f"missing: {answer['missing']}"
         )
         store = settings.artifact_store()
+        status = store.read_table(result.refs["rerank"], "rerank_status").to_pylist()[0]
+        if status.get("unwritten_names"):  # say why: the sources never name what was asked
+            unnamed = ", ".join(status["unwritten_names"])
+            console.print(f"  no source you may read mentions: {unnamed}")
         for warning in selection_warnings(result, store, [record["question_id"]]):
             console.print(f"  [yellow]warning:[/yellow] {warning}")
     if timings:

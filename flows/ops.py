@@ -168,6 +168,11 @@ def _place(span: dict) -> str:
     return f" ({label})" if label else ""
 
 
+def _unwritten(status: dict) -> str:
+    names = status.get("unwritten_names")
+    return f"; no readable source writes: {', '.join(names)}" if names else ""
+
+
 def render_trace(trace: dict) -> str:
     excluded = [d for d in trace["source_selection"] if not d["eligible"]]
     lines = [
@@ -178,7 +183,8 @@ def render_trace(trace: dict) -> str:
         + " | ".join(f"{q['rewrite_kind']}: {q['query_text']}" for q in trace["queries"]),
         "candidates: "
         + ", ".join(f"{c['chunk_id']} ({c['fused_score']:.3f})" for c in trace["candidates"][:5]),
-        f"rerank: {trace['rerank'].get('state')} (confidence {trace['rerank'].get('confidence')})",
+        f"rerank: {trace['rerank'].get('state')} (confidence {trace['rerank'].get('confidence')})"
+        + _unwritten(trace["rerank"]),
         *(
             f"  attempt {a['attempt']}: {a['query_text']!r} -> {a['state']} ({a['stop_reason']})"
             for a in trace.get("rerank_attempts", [])

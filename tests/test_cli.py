@@ -103,6 +103,7 @@ def test_ask_prints_a_cited_answer_and_a_refusal(sample_run, sample_store, tmp_p
     assert "Run summary" in refused.stdout and "guardrails" in refused.stdout
     assert "refusal_reason: insufficient_evidence" in refused.stdout
     assert "no eligible sources" not in refused.stdout  # it had sources; they did not answer
+    assert "no source you may read mentions: tokyo" in refused.stdout  # and why they could not
 
 
 def test_a_missing_question_file_is_a_clear_error():
