@@ -250,3 +250,27 @@ def test_the_bench_names_the_result_files_a_run_wrote(tmp_path):
     os.utime(old, (1_000, 1_000))
     assert written_since(tmp_path, 2_000) == [new]
     assert written_since(tmp_path, 10**12) == []
+
+
+def test_the_names_bench_counts_false_refusals_and_catches(tmp_path, monkeypatch):
+    from bench import names
+
+    article = {
+        "title": "Fabrikam",
+        "paragraphs": [
+            {
+                "context": "Fabrikam signed with Contoso in 1998.",
+                "qas": [
+                    {"question": "When did Fabrikam sign with Contoso?", "is_impossible": False},
+                    {"question": "When did Fabrikam sign with Initech?", "is_impossible": True},
+                    {"question": "What did Fabrikam sign in 1999?", "is_impossible": True},
+                ],
+            }
+        ],
+    }
+    checked = names.check_group([article])
+    assert checked["answerable"] == {"questions": 1, "flagged": 0, "rate": 0.0}
+    assert checked["unanswerable"]["flagged"] == 2
+    monkeypatch.setattr(common, "DATASETS", tmp_path / "none")
+    with pytest.raises(common.Skipped, match="none"):
+        names.run(results_dir=tmp_path)

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import bisect
-
 import pytest
 
 from stages.common import names
-from stages.common.text import tokenize
 
 
 def vocabulary(text: str) -> names.Vocabulary:
-    terms = sorted({form for token in tokenize(text) for form in names.folded_forms(token)})
-
-    def starting(prefix: str) -> list[str]:
-        start = bisect.bisect_left(terms, prefix)
-        return terms[start : bisect.bisect_left(terms, prefix + "\uffff")]
-
-    return names.Vocabulary(set(terms).__contains__, starting)
+    return names.Vocabulary.of_texts([text])
 
 
 @pytest.mark.parametrize(

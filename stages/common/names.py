@@ -16,13 +16,14 @@ sources that never write 2019, and SQuAD 2.0 makes near misses by changing one (
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from stages.common.text import STOPWORDS, stem
+from stages.common.text import STOPWORDS, stem, tokenize
 
 NAME_RE = re.compile(r"\b[A-Z][\w&'’-]*")
 MIN_LETTERS = 4
@@ -108,6 +109,18 @@ class Vocabulary:
 
     occurs: Callable[[str], bool]  # the term occurs in them
     starting: Callable[[str], list[str]]  # their terms that start with a prefix
+
+    @classmethod
+    def of_texts(cls, texts: Iterable[str]) -> Vocabulary:
+        """The vocabulary of plain texts, tokenized as the BM25 index tokenizes chunks (tests,
+        benches; the pipeline reads its index's: `search.Bm25Index.written`)."""
+        terms = sorted({form for text in texts for t in tokenize(text) for form in folded_forms(t)})
+
+        def starting(prefix: str) -> list[str]:
+            start = bisect.bisect_left(terms, prefix)
+            return terms[start : bisect.bisect_left(terms, prefix + "\uffff")]
+
+        return cls(set(terms).__contains__, starting)
 
 
 def is_written(name: str, vocabulary: Vocabulary) -> bool:
