@@ -40,10 +40,9 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.9.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+VERSION = "2.8.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
 # 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
-# 2.8: a question naming what no eligible source writes is not found; 2.9: title_coverage reads
-# the document title only, not its section path
+# 2.8: a question naming what no eligible source writes is not found
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -152,8 +151,7 @@ class ChunkView:
     def tokens(self, row: int) -> tuple[set[str], list[str], set[str]]:
         if row not in self._cache:
             body = content_tokens(f"{self.headings[row]} {self.texts[row]}")
-            title = set(content_tokens(self.titles[row]))
-            self._cache[row] = (set(body), body, title)
+            self._cache[row] = (set(body), body, set(content_tokens(self.headings[row])))
         return self._cache[row]
 
 
