@@ -18,7 +18,7 @@ BENCHES = {
     "ops": "bench.ops",
     "user_folder": "bench.user_folder",
     "answerability": "bench.answerability",
-    "names": "bench.names",
+    "question_checks": "bench.question_checks",
     "llm_answers": "bench.llm_answers",
     "ocr": "bench.ocr",
     "tables": "bench.tables",

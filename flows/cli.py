@@ -259,6 +259,8 @@ def ask(
         if status.get("unwritten_names"):  # say why: the sources never name what was asked
             unnamed = ", ".join(status["unwritten_names"])
             console.print(f"  no source you may read mentions: {unnamed}")
+        if status.get("negation_unstated"):
+            console.print("  it asks what is not the case; the best evidence states no negation")
         for warning in selection_warnings(result, store, [record["question_id"]]):
             console.print(f"  [yellow]warning:[/yellow] {warning}")
     if timings:

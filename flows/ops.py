@@ -168,9 +168,13 @@ def _place(span: dict) -> str:
     return f" ({label})" if label else ""
 
 
-def _unwritten(status: dict) -> str:
-    names = status.get("unwritten_names")
-    return f"; no readable source writes: {', '.join(names)}" if names else ""
+def _checked(status: dict) -> str:
+    """Why the question checks refused it (rerank's names and negation checks), if they did."""
+    if status.get("unwritten_names"):
+        return f"; no readable source writes: {', '.join(status['unwritten_names'])}"
+    if status.get("negation_unstated"):
+        return "; negated question, no negation in its evidence"
+    return ""
 
 
 def render_trace(trace: dict) -> str:
@@ -184,7 +188,7 @@ def render_trace(trace: dict) -> str:
         "candidates: "
         + ", ".join(f"{c['chunk_id']} ({c['fused_score']:.3f})" for c in trace["candidates"][:5]),
         f"rerank: {trace['rerank'].get('state')} (confidence {trace['rerank'].get('confidence')})"
-        + _unwritten(trace["rerank"]),
+        + _checked(trace["rerank"]),
         *(
             f"  attempt {a['attempt']}: {a['query_text']!r} -> {a['state']} ({a['stop_reason']})"
             for a in trace.get("rerank_attempts", [])

@@ -288,6 +288,9 @@ SCHEMAS: dict[str, pa.Schema] = {
             # the question's names that no source the principal may read writes (then the state
             # is not_found with confidence 0); null when every name is written or none was checked
             ("unwritten_names", pa.list_(pa.string())),
+            # true when the question asks about what is not the case and no top chunk states a
+            # negation (then the state is not_found with confidence 0); null when not checked
+            ("negation_unstated", pa.bool_()),
         ]
     ),
     "rerank_attempts": pa.schema(

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
 from stages.common import names, progress, search
-from stages.common.text import STOPWORDS, content_tokens, coverage, stem, words
+from stages.common.text import NEGATION_RE, STOPWORDS, content_tokens, coverage, stem, words
 from stages.models import chat, embeddings, pairs, settings
 from stages.models.answerability import (
     AnswerabilityError,
@@ -40,9 +40,10 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.8.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+VERSION = "2.10.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
 # 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
-# 2.8: a question naming what no eligible source writes is not found
+# 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
+# 2.10: a negated question whose top chunks state no negation is not found
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -101,6 +102,11 @@ class Config(BaseModel):
     # A question naming something (a client, a product) that no source the principal may read
     # ever writes is not found, however well the rest of it matches (stages/common/names.py).
     refuse_unwritten_names: bool = True
+    # A question about what is not the case ("Which plans do not include SSO?") is not found when
+    # none of its top `negation_top_k` chunks states a negation: they could answer it only by
+    # inference.
+    negated_needs_negation: bool = True
+    negation_top_k: int = Field(1, ge=1)
     embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
 
     @model_validator(mode="before")
@@ -390,7 +396,10 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
             continue
         if config.refuse_unwritten_names:
             outcome = _names_checked(outcome, question["question"], eligible_docs[qid], scorer)
-        judgeable = outcome["ranked"] and not outcome["state"]["unwritten_names"]
+        if config.negated_needs_negation:
+            outcome = _negation_checked(outcome, question["question"], scorer, config)
+        checked = outcome["state"]["unwritten_names"] or outcome["state"]["negation_unstated"]
+        judgeable = outcome["ranked"] and not checked
         if judge is not None and judgeable:  # no judge can find what no source writes
             asked = judged_questions(question["question"], parts[qid])
             outcome = _judged(outcome, asked, scorer, judge, config)
@@ -431,6 +440,22 @@ def _names_checked(outcome: dict, question: str, eligible_docs: list[str], score
     if not unwritten:
         return outcome
     checked = {**state, "state": "not_found", "confidence": 0.0, "unwritten_names": unwritten}
+    return {**outcome, "state": checked}
+
+
+def _negation_checked(outcome: dict, question: str, scorer: Scorer, config: Config) -> dict:
+    """Not found, confidence 0, when the question asks about what is not the case and none of
+    its top `negation_top_k` chunks states a negation: such a passage answers the question only
+    by inference ("Which plans do not include SSO?" over "SSO is included in Business and
+    Enterprise"), and SQuAD 2.0 writes a quarter of its near misses this way ("Who never
+    captured Fort Beausejour?")."""
+    state = outcome["state"]
+    if not outcome["ranked"] or not NEGATION_RE.search(question):
+        return outcome
+    rows = [scorer.view.row_of[r["chunk_id"]] for r in outcome["ranked"][: config.negation_top_k]]
+    if any(NEGATION_RE.search(f"{scorer.view.headings[r]}\n{scorer.view.texts[r]}") for r in rows):
+        return outcome
+    checked = {**state, "state": "not_found", "confidence": 0.0, "negation_unstated": True}
     return {**outcome, "state": checked}
 
 
@@ -587,6 +612,7 @@ def _state(
         "answerability": None,
         "answerability_model": None,
         "unwritten_names": None,
+        "negation_unstated": None,
     }
 
 

@@ -252,8 +252,8 @@ def test_the_bench_names_the_result_files_a_run_wrote(tmp_path):
     assert written_since(tmp_path, 10**12) == []
 
 
-def test_the_names_bench_counts_false_refusals_and_catches(tmp_path, monkeypatch):
-    from bench import names
+def test_the_question_checks_bench_counts_false_refusals_and_catches(tmp_path, monkeypatch):
+    from bench import question_checks as names
 
     article = {
         "title": "Fabrikam",

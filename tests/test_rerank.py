@@ -190,6 +190,42 @@ def test_only_sources_the_principal_may_read_count_as_writing_a_name(tiny_index)
     assert status["state"] == "not_found" and status["unwritten_names"] == ["enterprise"]
 
 
+def test_a_negated_question_over_evidence_stating_no_negation_is_not_found(tiny_index):
+    """ "Which plan does not cost 49 euros?" is answered by no sentence of a price list that
+    states no negation: only by inference."""
+    question = "Which plan does not cost 49 euros per user per month?"
+    status = _price_status(tiny_index, question)
+    assert status["state"] == "not_found" and status["negation_unstated"] is True
+    assert status["confidence"] == 0.0
+    off = _price_status(tiny_index, question, negated_needs_negation=False)
+    assert off["state"] == "success" and off["negation_unstated"] is None
+    plain = _price_status(tiny_index, "Which plan costs 49 euros per user per month?")
+    assert plain["state"] == "success" and plain["negation_unstated"] is None
+
+
+def test_a_negated_question_is_answered_when_its_top_chunk_states_a_negation():
+    from types import SimpleNamespace
+
+    texts = ["Single sign-on is not included in the Starter plan.", "SSO costs 5 euros."]
+    view = SimpleNamespace(row_of={"a": 0, "b": 1}, headings=["Plans", "Plans"], texts=texts)
+    state = rerank._state("q1", "success", 0.8, None, None)
+
+    def outcome(first: str) -> dict:
+        ranked = [{"chunk_id": first}, {"chunk_id": "b" if first == "a" else "a"}]
+        return {"ranked": ranked, "state": state}
+
+    question = "Which plan does not include single sign-on?"
+    scorer, config = SimpleNamespace(view=view), rerank.Config()
+    kept = rerank._negation_checked(outcome("a"), question, scorer, config)
+    assert kept["state"]["state"] == "success" and kept["state"]["negation_unstated"] is None
+    refused = rerank._negation_checked(outcome("b"), question, scorer, config)  # top_k 1
+    assert refused["state"]["state"] == "not_found" and refused["state"]["negation_unstated"]
+    wider = rerank._negation_checked(
+        outcome("b"), question, scorer, rerank.Config(negation_top_k=2)
+    )
+    assert wider["state"]["state"] == "success"
+
+
 def test_no_judge_is_asked_about_a_name_no_source_writes(tiny_index, monkeypatch):
     from stages.models.answerability import AnswerabilitySettings, Judgement
 
@@ -317,3 +353,30 @@ def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
         "hr-salaries#0000",
         "pricing#0000",
     }
+
+
+@pytest.mark.parametrize(
+    ("status", "shown"),
+    [
+        ({"unwritten_names": ["initech"]}, "no readable source writes: initech"),
+        ({"negation_unstated": True}, "negated question, no negation in its evidence"),
+        ({}, None),
+    ],
+)
+def test_the_trace_says_which_question_check_refused(status, shown):
+    from flows.ops import render_trace
+
+    trace = {
+        "question_id": "q1",
+        "question": "?",
+        "source_selection": [],
+        "queries": [],
+        "candidates": [],
+        "rerank": {"state": "not_found", "confidence": 0.0, **status},
+        "evidence": [],
+        "generation": {},
+        "guardrails": {},
+        "final": {"status": "refused", "rendered_answer": ""},
+    }
+    rerank_line = next(line for line in render_trace(trace).splitlines() if "rerank:" in line)
+    assert (shown in rerank_line) if shown else rerank_line.endswith("(confidence 0.0)")

@@ -12,6 +12,12 @@ from functools import lru_cache
 
 import snowballstemmer
 
+# A word that negates what its sentence states (shared by the guardrails' polarity check and
+# rerank's check that a negated question has negated evidence).
+NEGATION_RE = re.compile(
+    r"\b(not|no|never|none|neither|nor|without|cannot|nothing|nobody|unavailable|excluded?)\b|n't\b",
+    re.IGNORECASE,
+)
 TOKEN_RE = re.compile(r"[0-9]+(?:[.,:][0-9]+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
 STOPWORDS = frozenset(

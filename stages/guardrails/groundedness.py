@@ -40,6 +40,7 @@ from typing import Any
 
 from stages.common.offline import import_thinc_without_torch
 from stages.common.text import (
+    NEGATION_RE,
     NUMBER_RE,
     STOPWORDS,
     canonical_number,
@@ -119,10 +120,6 @@ COMMON_WORDS = frozenset(STOPWORDS | SPACY_STOP_WORDS) | {
     "users",
     "employees",
 }
-NEGATION_RE = re.compile(
-    r"\b(not|no|never|none|neither|nor|without|cannot|nothing|nobody|unavailable|excluded?)\b|n't\b",
-    re.IGNORECASE,
-)
 # Each pair: a word and its opposite direction. A claim using one side of a pair while the span
 # it restates uses only the other side has changed the meaning.
 DIRECTION_PAIRS = (
