@@ -61,7 +61,7 @@ def folded_forms(term: str) -> list[str]:
 
 def _title_cased(question: str) -> bool:
     """Most longer words capitalised ("What Is The Refund Policy?"): capitals say nothing there."""
-    longer = [w for w in re.findall(r"[^\W\d_]{4,}", question)[1:]]
+    longer = re.findall(r"[^\W\d_]{4,}", question)[1:]
     return len(longer) >= 3 and sum(w[0].isupper() for w in longer) >= 0.75 * len(longer)
 
 
