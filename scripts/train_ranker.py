@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,6 +43,10 @@ SQUAD_DIR = ROOT.parent / "shared" / "datasets" / "squad2"
 FROZEN_ARTICLES = {"Normans", "Huguenot", "Packet_switching"}
 # Held out from training and from the Platt fit: the calibration is reported here.
 CALIBRATION_ARTICLES = {"Imperialism", "French_and_Indian_War"}
+# The project's own Markdown documents with section headings (its README says how they were
+# written): SQuAD paragraphs have a title and no sections, so only these teach section_coverage.
+PRODUCT_DIR = ROOT / "data" / "training" / "ranker-product"
+WEIGHT_GRID = (0.0, 1.0, 3.0, 10.0, 30.0)  # --cv: product weights tried
 
 
 def question_features(scorer, question: str, candidates: list[dict]) -> np.ndarray:
@@ -135,6 +141,131 @@ def squad_examples(articles: list[dict], workdir: Path) -> tuple[list, list]:
     return train, calibration
 
 
+def product_examples(folder: Path, workdir: Path) -> list:
+    """(features, labels, gold file) per question of the project's own product-like documents
+    (data/training/ranker-product): Markdown with section headings, built through the pipeline
+    itself (ingestion, indexing, retrieval) so that chunks and section paths are the product's.
+    A candidate is positive when the question is answerable, the chunk belongs to its gold
+    document and the chunk's text holds one of its gold answers."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_eval_sets as builder
+
+    from flows.evaluation import evaluate
+    from flows.executor import _load_inputs
+
+    raw = [
+        json.loads(line)
+        for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    set_dir = builder.fresh_dir(workdir / "ranker-product")
+    shutil.copytree(folder / "docs", set_dir / "corpus")
+    records = [
+        {
+            "question_id": q["question_id"],
+            "question": q["question"],
+            "principal": "employee",
+            "query_type": "general",
+            "category": q["kind"],
+            "expected_behavior": "answer" if q["answerable"] else "refuse",
+            "expected_refusal_reason": None if q["answerable"] else "insufficient_evidence",
+            "gold_answers": q["gold_answers"],
+            "gold_doc_ids": [],
+            "gold_spans": [],
+            "notes": q.get("notes", ""),
+        }
+        for q in raw
+    ]
+    builder._finish_squad_set(set_dir, (), records)
+    (set_dir / "NOTICE.md").unlink(missing_ok=True)
+    builder.write_manifest(set_dir, "ranker-product", "training only")
+    run = evaluate(set_dir, overrides={}, store=workdir / "product-store")
+    store = run.config.artifact_store()
+    refs = {name: result.ref for name, result in run.stage_results.items()}
+    inputs = _load_inputs(store, "rerank", refs)
+    scorer = rerank.Scorer(inputs, rerank.Config())
+    chunks = inputs["chunks"].to_pylist()
+    doc_of_file = {Path(c["source_id"].removeprefix("file:")).name: c["doc_id"] for c in chunks}
+    text_of = {c["chunk_id"]: c["text"].lower() for c in chunks}
+    pools: dict[str, list[dict]] = {}
+    for c in inputs["candidates"].to_pylist():
+        if c["pool"] == "eligible":
+            pools.setdefault(c["question_id"], []).append(c)
+    examples = []
+    for q in raw:
+        pool = pools.get(q["question_id"], [])
+        if not pool:
+            continue
+        gold_doc = doc_of_file.get(Path(q["gold_file"]).name)
+        golds = [g.lower() for g in q["gold_answers"]]
+        labels = np.array(
+            [
+                q["answerable"]
+                and c["doc_id"] == gold_doc
+                and any(g in text_of[c["chunk_id"]] for g in golds)
+                for c in pool
+            ],
+            dtype=float,
+        )
+        features = question_features(scorer, q["question"], pool)
+        examples.append((features, labels, q["gold_file"]))
+    return examples
+
+
+def fit(
+    squad: list, product: list, product_weight: float
+) -> tuple[LogisticRegression, float, float]:
+    """The logistic regression over every candidate, then Platt scaling of each question's top
+    logit; a product question's rows weigh `product_weight` times a SQuAD question's."""
+    examples = squad + [(features, labels) for features, labels, _ in product]
+    weights = np.concatenate(
+        [np.ones(len(y)) for _, y in squad]
+        + [np.full(len(y), product_weight) for _, y, _ in product]
+    )
+    features = np.vstack([f for f, _ in examples])
+    labels = np.concatenate([y for _, y in examples])
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(features, labels, sample_weight=weights)
+    top_logits, top_labels = top_candidates(model, examples)
+    top_weights = np.array([1.0] * len(squad) + [product_weight] * len(product))
+    platt = LogisticRegression(C=100.0).fit(
+        top_logits.reshape(-1, 1), top_labels, sample_weight=top_weights
+    )
+    return model, float(platt.coef_[0][0]), float(platt.intercept_[0])
+
+
+def cross_validate(squad: list, product: list, folds: int) -> dict:
+    """Leave-documents-out folds over the product questions, for each product weight: the top
+    candidate of a held-out question is answered at P >= 0.55 (rerank's low threshold) and
+    scored +1 when it holds the answer, -1 when it does not, 0 when refused."""
+    documents = sorted({doc for _, _, doc in product})
+    results = {}
+    for weight in WEIGHT_GRID:
+        scores, section_weights = [], []
+        for fold in range(folds):
+            held = set(documents[fold::folds])
+            train = [e for e in product if e[2] not in held]
+            model, scale, shift = fit(squad, train, weight)
+            section_weights.append(float(model.coef_[0][rerank.FEATURES.index("section_coverage")]))
+            for features, labels, doc in product:
+                if doc not in held:
+                    continue
+                logits = model.decision_function(features)
+                best = int(np.argmax(logits))
+                p = 1 / (1 + np.exp(-(scale * logits[best] + shift)))
+                scores.append(0 if p < 0.55 else (1 if labels[best] else -1))
+        answerable = sum(1 for _, y, _ in product if y.any())
+        results[f"weight {weight:g}"] = {
+            "truthfulness_proxy": round(float(np.mean(scores)), 4),
+            "answered": int(sum(s != 0 for s in scores)),
+            "right": int(sum(s == 1 for s in scores)),
+            "wrong": int(sum(s == -1 for s in scores)),
+            "questions": len(scores),
+            "with_answer_in_pool": answerable,
+            "section_coverage_weight": [round(w, 2) for w in section_weights],
+        }
+    return results
+
+
 def top_candidates(model: LogisticRegression, examples: list) -> tuple[np.ndarray, np.ndarray]:
     logits, labels = [], []
     for features, label in examples:
@@ -168,8 +299,26 @@ def main() -> None:
     parser.add_argument(
         "--features-cache",
         type=Path,
-        default=ROOT / ".cache" / "ranker-features-v2.pkl",
-        help="computed features are kept here so refitting takes seconds",
+        default=ROOT / ".cache" / "ranker-features-v3.pkl",
+        help="computed SQuAD features are kept here so refitting takes seconds",
+    )
+    parser.add_argument(
+        "--product-dir",
+        type=Path,
+        default=PRODUCT_DIR,
+        help="the project's own product-like documents and questions ('' to leave them out)",
+    )
+    parser.add_argument(
+        "--product-weight",
+        type=float,
+        default=1.0,
+        help="weight of a product question's rows against a SQuAD question's (see --cv)",
+    )
+    parser.add_argument(
+        "--cv",
+        type=int,
+        default=0,
+        help="only report N leave-documents-out folds over the product questions per weight",
     )
     args = parser.parse_args()
     articles = squad_articles(args.squad_dir)
@@ -180,12 +329,16 @@ def main() -> None:
             train, calibration = squad_examples(articles, Path(tmp))
         args.features_cache.parent.mkdir(parents=True, exist_ok=True)
         args.features_cache.write_bytes(pickle.dumps((train, calibration)))
-    features = np.vstack([f for f, _ in train])
-    labels = np.concatenate([y for _, y in train])
-    model = LogisticRegression(C=1.0, max_iter=2000).fit(features, labels)
-    top_logits, top_labels = top_candidates(model, train)
-    platt = LogisticRegression(C=100.0).fit(top_logits.reshape(-1, 1), top_labels)
-    scale, shift = float(platt.coef_[0][0]), float(platt.intercept_[0])
+    product = []
+    if args.product_dir and (args.product_dir / "questions.jsonl").is_file():
+        with tempfile.TemporaryDirectory() as tmp:
+            product = product_examples(args.product_dir, Path(tmp))
+    if args.cv:
+        print(json.dumps(cross_validate(train, product, args.cv), indent=2))
+        return
+    squad_questions = len(train)
+    model, scale, shift = fit(train, product, args.product_weight)
+    train = train + [(features, labels) for features, labels, _ in product]
 
     def calibrated(examples):
         logits, ys = top_candidates(model, examples)
@@ -202,15 +355,16 @@ def main() -> None:
         }
     used = sorted({a["title"] for a in articles} - CALIBRATION_ARTICLES)
     ranker = {
-        "version": "learned-2",
+        "version": "learned-3" if product else "learned-2",
         "features": list(rerank.FEATURES),
         "coef": [round(float(c), 6) for c in model.coef_[0]],
         "intercept": round(float(model.intercept_[0]), 6),
         "calibration_scale": round(scale, 6),
         "calibration_shift": round(shift, 6),
         "trained_on": (
-            f"SQuAD 2.0 questions of {len(used)} articles ({len(train)} questions), Platt "
-            f"scaling on their top candidates; held out for reporting: "
+            f"SQuAD 2.0 questions of {len(used)} articles ({squad_questions} questions) and "
+            f"{len(product)} questions of the project's own documents ({PRODUCT_DIR.name}), "
+            f"Platt scaling on their top candidates; held out for reporting: "
             f"{sorted(CALIBRATION_ARTICLES)} ({len(calibration)} questions); never the sample "
             f"questions, SciFact or {sorted(FROZEN_ARTICLES)}"
         ),

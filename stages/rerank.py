@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 import pyarrow as pa
@@ -40,10 +40,11 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.10.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+VERSION = "2.11.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
 # 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
 # 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
-# 2.10: a negated question whose top chunks state no negation is not found
+# 2.10: a negated question whose top chunks state no negation is not found;
+# 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -55,6 +56,7 @@ FEATURES = (
     "coverage",
     "idf_coverage",
     "title_coverage",
+    "section_coverage",
     "entity_coverage",
     "bm25_norm",
     "rrf_norm",
@@ -69,7 +71,7 @@ class RankerModel(BaseModel):
 
     version: str = "hand-set-0"
     features: list[str] = list(FEATURES)
-    coef: list[float] = [6.0, 3.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0]
+    coef: list[float] = [6.0, 3.0, 2.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0]
     intercept: float = -7.0
     # Platt scaling of the ranker's logit, fitted on a calibration split's top candidates.
     calibration_scale: float = 1.0
@@ -142,6 +144,21 @@ def proximity(query_terms: set[str], chunk_terms: list[str]) -> float:
     return len(wanted) / best if best else 0.0
 
 
+class ChunkTokens(NamedTuple):
+    """A chunk's content tokens: all of them (heading path and text), in order, and its heading
+    words apart: its document `title` and its `section` path ("3. Payment terms"), less the
+    title's words. `title_share`: 1 / the number of chunks under the same title. A title that
+    many chunks share (every paragraph of a SQuAD article, every chunk of a long document) says
+    little about which of them answers; the title of a one-chunk document is that chunk's own
+    heading, as a section heading is."""
+
+    all: set[str]
+    ordered: list[str]
+    title: set[str]
+    section: set[str]
+    title_share: float
+
+
 class ChunkView:
     """Per-chunk token sets, computed once per run and shared by every question."""
 
@@ -151,13 +168,18 @@ class ChunkView:
         self.titles = titles
         sections = chunks.column("section_path").to_pylist()
         self.texts = chunks.column("text").to_pylist()
+        self.sections = sections
         self.headings = [f"{t} {s}" for t, s in zip(titles, sections, strict=True)]
-        self._cache: dict[int, tuple[set[str], list[str], set[str]]] = {}
+        self._title_chunks = Counter(titles)
+        self._cache: dict[int, ChunkTokens] = {}
 
-    def tokens(self, row: int) -> tuple[set[str], list[str], set[str]]:
+    def tokens(self, row: int) -> ChunkTokens:
         if row not in self._cache:
             body = content_tokens(f"{self.headings[row]} {self.texts[row]}")
-            self._cache[row] = (set(body), body, set(content_tokens(self.headings[row])))
+            title = set(content_tokens(self.titles[row] or ""))
+            section = set(content_tokens(self.sections[row] or "")) - title
+            share = 1.0 / self._title_chunks[self.titles[row]]
+            self._cache[row] = ChunkTokens(set(body), body, title, section, share)
         return self._cache[row]
 
 
@@ -182,16 +204,18 @@ def feature_rows(
     dense = np.asarray(indexes.vectors[rows]) @ query_vector
     matrix = np.zeros((len(rows), len(FEATURES)))
     for i, row in enumerate(rows):
-        token_set, token_list, heading = view.tokens(row)
+        tokens = view.tokens(row)
         matrix[i] = (
             float(dense[i]),
-            coverage(q_tokens, token_set),
-            sum(idf.get(t, 0.0) for t in q_tokens & token_set) / q_idf,
-            coverage(q_tokens, heading),
-            coverage(entities, token_set) if entities else 1.0,
+            coverage(q_tokens, tokens.all),
+            sum(idf.get(t, 0.0) for t in q_tokens & tokens.all) / q_idf,
+            (1.0 - tokens.title_share) * coverage(q_tokens, tokens.title),
+            coverage(q_tokens, tokens.section)
+            + tokens.title_share * coverage(q_tokens, tokens.title),
+            coverage(entities, tokens.all) if entities else 1.0,
             float(bm25[i]) / bm25_max,
             rrf[i] / rrf_max,
-            proximity(q_tokens, token_list),
+            proximity(q_tokens, tokens.ordered),
         )
     return matrix
 

@@ -22,6 +22,65 @@ def test_named_entities_skip_the_first_word_and_acronyms():
     assert rerank.named_entities("What does Initech pay under the MSA?") == {"initech"}
 
 
+def _view(rows: list[tuple[str, str]]) -> rerank.ChunkView:
+    import pyarrow as pa
+
+    return rerank.ChunkView(
+        pa.table(
+            {
+                "chunk_id": [f"c{i}" for i in range(len(rows))],
+                "title": [title for title, _ in rows],
+                "section_path": [section for _, section in rows],
+                "text": ["Invoices are payable within 45 days."] * len(rows),
+            }
+        )
+    )
+
+
+def test_a_shared_title_is_title_and_a_section_heading_is_the_chunks_own():
+    view = _view(
+        [
+            ("Acme Supply Agreement", "Acme Supply Agreement > 3. Payment terms"),
+            ("Acme Supply Agreement", "Acme Supply Agreement > 4. Delivery"),
+            ("Acme Supply Agreement", "Acme Supply Agreement > 5. Termination"),
+            ("Acme Supply Agreement", "Acme Supply Agreement > 6. Liability"),
+            ("Support Hours Notice", ""),
+        ]
+    )
+    payment = view.tokens(0)
+    assert payment.section == {"3", "payment", "term"}  # stemmed; the title's words left out
+    assert "agreement" in payment.title and payment.title_share == pytest.approx(0.25)
+    notice = view.tokens(4)
+    assert notice.section == set() and notice.title_share == 1.0
+
+
+def test_heading_features_split_shared_title_from_own_heading():
+    view = _view(
+        [
+            ("Acme Supply Agreement", "Acme Supply Agreement > 3. Payment terms"),
+            ("Acme Supply Agreement", "Acme Supply Agreement > 4. Delivery"),
+            ("Payment Terms Notice", ""),
+        ]
+    )
+
+    class Indexes:
+        vectors = np.zeros((3, 2))
+
+        def bm25_scores(self, query: str) -> np.ndarray:
+            return np.ones(3)
+
+    matrix = rerank.feature_rows(
+        "What are the payment terms?", np.zeros(2), [0, 1, 2], [1.0, 1.0, 1.0], view, Indexes(), {}
+    )
+    title = rerank.FEATURES.index("title_coverage")
+    section = rerank.FEATURES.index("section_coverage")
+    # the section heading "3. Payment terms" is chunk 0's own; chunk 1 shares only the title
+    assert matrix[0, section] == pytest.approx(1.0) and matrix[0, title] == 0.0
+    assert matrix[1, section] == 0.0
+    # a one-chunk document's title is its own heading, never a shared title
+    assert matrix[2, section] == pytest.approx(1.0) and matrix[2, title] == 0.0
+
+
 @pytest.mark.parametrize(
     ("confidence", "state"),
     [
