@@ -52,6 +52,20 @@ def test_decompose_splits_independent_clauses_but_not_noun_phrases():
     ]
 
 
+def test_a_bare_and_splits_only_before_a_new_subject():
+    two_parts = "The Business plan is €29 per user and the termination notice is 90 days. [E1] [E2]"
+    assert [(c.text, c.evidence_ids) for c in claims.decompose(two_parts)] == [
+        ("The Business plan is €29 per user", ["E1", "E2"]),
+        ("the termination notice is 90 days.", ["E1", "E2"]),
+    ]
+    for whole in (
+        "The plan includes SSO and costs €29 per month.",  # one subject, two verbs
+        "Jersey and Guernsey are located in the Channel Islands.",  # a compound subject
+        "The price is between €10 and €20 per user.",
+    ):
+        assert [c.text for c in claims.decompose(whole)] == [whole]
+
+
 def test_decompose_keeps_decimals_and_handles_empty_answers():
     assert [c.text for c in claims.decompose(f"{SLA} [E1]")] == [SLA]
     assert claims.decompose("") == []
@@ -552,7 +566,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.10.0"
+    assert report["version"] == guardrails.VERSION == "2.11.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
