@@ -55,13 +55,13 @@ from stages.models.cache import AnswerCache
 from stages.models.errors import LLMError
 
 NAME = "generation"
-VERSION = "1.3.0"
+VERSION = "1.4.0"  # 1.4: the LLM prompt asks for a figure with the words around it
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")
 PER_QUESTION = True  # cached and batched per question
 TOOL = "generate_answer"
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"  # 3: a figure comes with the words around it
 
 REFUSAL_REASONS = contracts.REFUSAL_REASONS
 STATE_INSTRUCTIONS = {
@@ -256,7 +256,8 @@ to you. Follow these rules, in this order:
 1. Cite. Every sentence of your answer ends with the id of the evidence item that supports it, in \
 square brackets, for example: "The Pro plan costs €10 per user per month [E2]." State no fact \
 that no evidence item supports, and copy figures, prices and dates exactly as the evidence gives \
-them.
+them, with the words the evidence puts around them: write "three 60-minute sessions [E1]", not \
+"Three [E1]"; "400 orders per hour [E2]", not "400 [E2]".
 2. Refuse cleanly. If the evidence does not answer the question, do not answer from your own \
 knowledge: set "answer" to null, "citations" to [] and "refusal_reason" to one of: \
 insufficient_evidence (the evidence does not contain the answer), no_permission, stale_only (only \
