@@ -212,7 +212,8 @@ def _write_squad_corpus(articles: dict, titles: tuple[str, ...], corpus_dir: Pat
     return records
 
 
-def _finish_squad_set(set_dir: Path, titles: tuple[str, ...], records: list[dict]) -> None:
+def finish_set(set_dir: Path, records: list[dict]) -> None:
+    """questions.jsonl and corpus.json (every file under corpus/, copied into the set)."""
     write_jsonl(set_dir / "questions.jsonl", records)
     corpus_dir = set_dir / "corpus"
     corpus = {"path": "corpus", "copied": True, "files": {}}
@@ -222,6 +223,10 @@ def _finish_squad_set(set_dir: Path, titles: tuple[str, ...], records: list[dict
         if p.is_file()
     }
     (set_dir / "corpus.json").write_text(json.dumps(corpus, indent=2, sort_keys=True) + "\n")
+
+
+def _finish_squad_set(set_dir: Path, titles: tuple[str, ...], records: list[dict]) -> None:
+    finish_set(set_dir, records)
     (set_dir / "NOTICE.md").write_text(
         SQUAD_NOTICE.format(
             articles=", ".join(f"`{t}`" for t in titles),

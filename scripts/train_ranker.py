@@ -179,8 +179,7 @@ def product_examples(folder: Path, workdir: Path) -> list:
         }
         for q in raw
     ]
-    builder._finish_squad_set(set_dir, (), records)
-    (set_dir / "NOTICE.md").unlink(missing_ok=True)
+    builder.finish_set(set_dir, records)
     builder.write_manifest(set_dir, "ranker-product", "training only")
     run = evaluate(set_dir, overrides={}, store=workdir / "product-store")
     store = run.config.artifact_store()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from stages import contracts, rerank
@@ -23,8 +24,6 @@ def test_named_entities_skip_the_first_word_and_acronyms():
 
 
 def _view(rows: list[tuple[str, str]]) -> rerank.ChunkView:
-    import pyarrow as pa
-
     return rerank.ChunkView(
         pa.table(
             {
