@@ -11,6 +11,7 @@ from __future__ import annotations
 BENCHES = {
     "speed": "bench.speed",
     "scifact": "bench.scifact",
+    "ranking": "bench.ranking",
     "calibration": "bench.calibration",
     "generation": "bench.generation",
     "halueval": "bench.halueval",

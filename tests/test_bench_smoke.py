@@ -274,3 +274,23 @@ def test_the_question_checks_bench_counts_false_refusals_and_catches(tmp_path, m
     monkeypatch.setattr(common, "DATASETS", tmp_path / "none")
     with pytest.raises(common.Skipped, match="none"):
         names.run(results_dir=tmp_path)
+
+
+def test_ranking_bench_scores_every_variant_on_the_sample(tmp_path):
+    from bench import ranking
+
+    rows = [
+        {"question_id": "q1", "expected_behavior": "answer", "gold_doc_ids": ["a", "b"]},
+        {"question_id": "q2", "expected_behavior": "refuse", "gold_doc_ids": []},
+        {"question_id": "q3", "expected_behavior": "answer", "gold_doc_ids": []},
+    ]
+    assert ranking.qrels_of(rows) == {"q1": {"a": 1, "b": 1}}
+    result = ranking.run(results_dir=tmp_path, sets=("sample-v1",), store=tmp_path / "store")
+    written = json.loads((tmp_path / "ranking.json").read_text())
+    entry = written["sets"][0]
+    assert entry["set"] == "sample-v1" and entry["questions_scored"] > 40
+    assert set(entry["metrics"]) == set(ranking.VARIANTS)
+    # the sample's gold documents are found: a run that ranked nothing would score 0
+    assert entry["metrics"]["fused"]["recall@100"] > 0.9
+    assert written["met"] == all(entry["rerank_not_below"].values())
+    assert "| sample-v1 |" in ranking.summarize(result)
