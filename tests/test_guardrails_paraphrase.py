@@ -107,6 +107,17 @@ def test_an_invented_name_still_fails(claim):
     assert "name not in evidence" in result.reasons[0]
 
 
+def test_the_questions_typo_of_a_written_name_passes_the_entity_check():
+    span = "The Raoulii were descended from an Italo-Norman named Raoul."
+    claim = "The Raouliii family descended from an Italo-Norman."
+    asked = "What were the origins of the Raouliii family?"
+    assert groundedness.check_entities(claim, [span], context=asked).score == 1.0
+    # the generator's own spelling one edit away is another name: "Hansen" is not "Hanson"
+    assert groundedness.check_entities(claim, [span], context="Who were the Raoulii?").score == 0
+    result = groundedness.check_entities("Hansen sailed.", ["Hanson sailed."])
+    assert result.score == 0.0
+
+
 # --- negation and direction: proven only on a close restatement ---------------------------------
 
 

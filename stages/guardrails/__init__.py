@@ -64,8 +64,9 @@ NAME = "guardrails"
 # 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
 # what can be proven; 2.3: citations carry their anchor; 2.8.1: pii_detector named after redacting;
 # 2.9: 2 consistency probes by default, not 3; 2.10: a miscited claim is re-cited when the
-# evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1)
-VERSION = "2.11.0"
+# evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
+# 2.12: a name the question misspells one edit away from the evidence's is not invented
+VERSION = "2.12.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
