@@ -216,6 +216,30 @@ def test_the_revise_prompt_names_the_rejected_claims():
     assert generation.prompt_hash(revised) != generation.prompt_hash(request())
 
 
+@pytest.mark.parametrize(
+    ("answer", "span", "expected"),
+    [
+        ("500,000 [E1]", "Files of up to 500,000 rows per file.", "500,000 rows [E1]"),
+        ("Two [E1].", "Two 90-minute sessions a week.", "Two 90-minute sessions [E1]"),
+        ("25% [E1]", "Credit: 25% below 99.0%.", "25% [E1]"),  # a preposition is no unit
+        ("10 [E1]", "Credit: 10% below 99.9%.", "10 [E1]"),  # "10%" is another figure
+        ("500,000 [E1]", "A 1,500,000 budget.", "500,000 [E1]"),  # not written as itself
+        ("500,000 [E1]", "500,000 rows, or 500,000 users.", "500,000 [E1]"),  # ambiguous
+        ("500,000 rows [E1]", "Up to 500,000 rows per file.", "500,000 rows [E1]"),
+    ],
+)
+def test_a_bare_figure_gets_the_words_its_evidence_writes_after_it(answer, span, expected):
+    assert generation.with_figure_words(answer, {"E1": span}) == expected
+
+
+def test_a_bare_figure_answer_comes_back_with_its_unit(tmp_path):
+    reply = '{"answer": "25 [E1]", "citations": ["E1"], "refusal_reason": null, "missing": []}'
+    output = backend_with(CountingClient(reply=reply), config(tmp_path)).generate(
+        request(evidence=[("E1", "The Enterprise plan needs at least 25 seats.")])
+    )
+    assert output.answer == "25 seats [E1]"
+
+
 def test_cache_hit_does_not_call_the_model(tmp_path):
     reply = '{"answer": "It costs €49 per user per month.", "citations": ["E1"],'
     reply += ' "refusal_reason": null, "missing": []}'
