@@ -23,12 +23,11 @@ from typing import Any
 
 from bench import common
 from bench.metrics import evaluate as score_rankings
-from bench.scifact import ranking_from_candidates, reranked_ranking
+from bench.scifact import VARIANT_SETTINGS, ranking_from_candidates, reranked_ranking
 
 NAME = "ranking"
 DESCRIPTION = "rerank vs fused vs dense on the eval sets (SQuAD slice, sample): nDCG@10, MRR@10"
 SETS = ("squad2-dev-v1", "sample-v1", "sample-v2", "cross-topic-v1")
-DEPTH = 100
 VARIANTS = ("bm25", "dense", "fused", "fused+rerank")
 WORK = common.CACHE / "ranking"
 
@@ -43,15 +42,9 @@ def qrels_of(rows: list[dict]) -> dict[str, dict[str, int]]:
 
 
 def variant_configs(config: Any) -> dict[str, Any]:
-    """The retrieval variants, from the set's own retrieval config."""
+    """The retrieval variants (`bench scifact`'s), on the set's own retrieval config."""
     base = config.stage_config("retrieval")
-    deep = {"bm25_top_k": DEPTH, "dense_top_k": DEPTH, "top_k": DEPTH}
-    single = {**deep, "decompose": False}
-    return {
-        "bm25": base.model_copy(update={**single, "dense_weight": 0.0}),
-        "dense": base.model_copy(update={**single, "bm25_weight": 0.0}),
-        "fused": base.model_copy(update=deep),
-    }
+    return {variant: base.model_copy(update=update) for variant, update in VARIANT_SETTINGS.items()}
 
 
 def rank_set(set_name: str, store: Path) -> dict[str, Any]:
@@ -77,8 +70,8 @@ def rank_set(set_name: str, store: Path) -> dict[str, Any]:
             fused_outputs = outputs
     rerank_config = run.config.stage_config("rerank").model_copy(update={"top_n": 10})
     started = time.perf_counter()
-    rerank_inputs = {**_load_inputs(artifacts, "rerank", refs), **fused_outputs}
-    reranked = rerank.run(rerank_inputs, rerank_config)
+    # rerank reads retrieval's inputs plus the fused list's outputs
+    reranked = rerank.run({**inputs, **fused_outputs}, rerank_config)
     seconds["fused+rerank"] = round(time.perf_counter() - started, 2)
     rankings["fused+rerank"] = reranked_ranking(reranked["ranked"].to_pylist(), rankings["fused"])
     metrics = {variant: score_rankings(qrels, rankings[variant]) for variant in VARIANTS}

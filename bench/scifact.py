@@ -122,23 +122,23 @@ def evaluate_variants(
 # ---------------------------------------------------------------- the bench
 
 
+# Each retrieval variant's settings on top of the configured ones: one list alone (no query
+# decomposition), or the configured fusion; every list DEPTH deep. `bench ranking` uses them too.
+DEEP = {"bm25_top_k": DEPTH, "dense_top_k": DEPTH, "top_k": DEPTH}
+VARIANT_SETTINGS = {
+    "bm25": {**DEEP, "dense_weight": 0.0, "decompose": False},
+    "dense": {**DEEP, "bm25_weight": 0.0, "decompose": False},
+    "fused": DEEP,
+}
+
+
 def retrieval_configs(user: dict[str, Any]) -> dict[str, Any]:
     from stages import retrieval
 
-    base = {
-        **common.pipeline_settings("retrieval"),
-        "bm25_top_k": DEPTH,
-        "dense_top_k": DEPTH,
-        "top_k": DEPTH,
-    }
+    base = common.pipeline_settings("retrieval")
     return {
-        "bm25": common.stage_config(
-            retrieval, {**base, "dense_weight": 0.0, "decompose": False}, user
-        ),
-        "dense": common.stage_config(
-            retrieval, {**base, "bm25_weight": 0.0, "decompose": False}, user
-        ),
-        "fused": common.stage_config(retrieval, base, user),
+        variant: common.stage_config(retrieval, {**base, **settings}, user)
+        for variant, settings in VARIANT_SETTINGS.items()
     }
 
 
