@@ -166,3 +166,83 @@ def test_a_question_can_get_near_misses_of_several_kinds():
     two = train.near_miss_pairs(article, random.Random(3), share=1.0, per_question=2)
     assert len(one) == 1 and len(two) == 2
     assert len({r["near_miss"] for r in two}) == 2
+
+
+def _product_folder(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(parents=True)
+    (docs / "prices.md").write_text(
+        "# Lumen Price List\n\n## Plans\n\nThe Team plan costs 12 EUR per user. "
+        "Invoices are payable within 30 days.\n\n| Plan | Price |\n|---|---|\n| Team | 12 |\n\n"
+        "## Trial\n\nNew customers can try the Team plan free for 14 days.\n",
+        encoding="utf-8",
+    )
+    rows = [
+        {"question_id": "p1", "question": "How long is the Lumen trial?", "answerable": True,
+         "gold_file": "docs/prices.md", "gold_answers": ["14 days"]},
+        {"question_id": "p2", "question": "What does the Lumen Gold plan cost?",
+         "answerable": False, "gold_file": "docs/prices.md", "gold_answers": []},
+    ]  # fmt: skip
+    lines = "".join(__import__("json").dumps(r) + "\n" for r in rows)
+    (tmp_path / "questions.jsonl").write_text(lines, encoding="utf-8")
+    return tmp_path
+
+
+def test_product_pairs_label_the_sentence_holding_the_answer_and_near_misses_negative(tmp_path):
+    rows = train.product_pairs(_product_folder(tmp_path), random.Random(1), negatives=1, near=2)
+    answerable = [r for r in rows if r["question_id"] == "product-p1"]
+    positives = [r["passage"] for r in answerable if r["label"] == 1]
+    assert positives == ["New customers can try the Team plan free for 14 days. | Lumen Price List"]
+    assert len(answerable) == 2 and not any(r["impossible"] for r in answerable)
+    # an unanswerable question: its closest sentences, all negative; headings and tables never
+    near = [r for r in rows if r["question_id"] == "product-p2"]
+    assert len(near) == 2 and all(r["label"] == 0 and r["impossible"] for r in near)
+    assert not any("|---" in r["passage"] or "## " in r["passage"] for r in rows)
+
+
+class _Tokens:
+    """Stands in for a tokenizer: one token per word."""
+
+    def __call__(self, questions, passages, **_):
+        return {"input_ids": [f"{q} {p}".split() for q, p in zip(questions, passages, strict=True)]}
+
+
+def test_several_data_folders_are_one_epoch_each_in_order(tmp_path):
+    import numpy as np
+
+    np.random.seed(0)
+    first = [{"question": "q", "passage": "a " * i, "label": 0} for i in range(6)]
+    second = [{"question": "q", "passage": "b " * i, "label": 1} for i in range(4)]
+    batches = train.folder_epochs([first, second], _Tokens(), 2)
+    rows = first + second
+    assert len(batches) == 5 and all(len(b) == 2 for b in batches)
+    # the first folder's epoch, every row once, then the second's
+    assert sorted(i for b in batches[:3] for i in b) == list(range(6))
+    assert sorted(i for b in batches[3:] for i in b) == [6, 7, 8, 9]
+    assert {rows[i]["label"] for b in batches[3:] for i in b} == {1}
+
+
+def test_average_is_the_mean_of_the_checkpoints_weights(tmp_path):
+    torch = __import__("pytest").importorskip("torch")
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab))
+    config = BertConfig(
+        vocab_size=7, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=16, num_labels=1,
+    )  # fmt: skip
+    folders = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        model = BertForSequenceClassification(config)
+        folder = tmp_path / f"ck{seed}"
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        folders.append(folder)
+    train.average(folders, tmp_path / "mean")
+    mean = BertForSequenceClassification.from_pretrained(tmp_path / "mean").state_dict()
+    states = [BertForSequenceClassification.from_pretrained(f).state_dict() for f in folders]
+    for name, value in mean.items():
+        assert torch.allclose(value.float(), (states[0][name] + states[1][name]).float() / 2)
