@@ -25,7 +25,7 @@ printed here are on the fitting sample itself; report the frozen slices with
 
 Usage:
   python scripts/fit_answerability.py [--questions 120] [--seed 7]
-  python scripts/fit_answerability.py --kind fast --model data/models/answerability-minilm-v3 \
+  python scripts/fit_answerability.py --kind fast --model data/models/answerability-minilm-v4 \
       --questions 0    # 0: every question of the split (the fast judge costs ~0.1 s each)
   python scripts/fit_answerability.py --refit [--kind fast]
 """
@@ -58,7 +58,7 @@ DEFAULT_OUT = {
     "fast": ROOT / "configs" / "answerability-fast.yaml",
     "combined": ROOT / "configs" / "answerability-combined.yaml",
 }
-FAST_MODEL = "data/models/answerability-minilm-v3"
+FAST_MODEL = "data/models/answerability-minilm-v4"
 
 
 def build_split(squad_path: Path, target: Path) -> Path:
