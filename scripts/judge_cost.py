@@ -9,7 +9,7 @@ cached system prompt (`cache_n`), prompt tokens per second, and wall seconds. Ru
 machine; it writes bench/results/judge_cost.json.
 
 Usage:
-  python scripts/judge_cost.py [--calls 30] [--seed 3]
+  python scripts/judge_cost.py [--calls 30] [--seed 3] [--out FILE]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULT)
     args = parser.parse_args(argv)
     from flows.config import load_config
     from stages.guardrails import judge
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "per_call": calls,
     }
-    RESULT.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "per_call"}, indent=1))
     return 0
 

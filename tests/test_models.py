@@ -150,7 +150,7 @@ def test_llama_cpp_reply_timings_are_logged_at_debug(caplog):
 
 
 def test_weight_repacking_is_a_setting_that_reaches_llama_cpp(tmp_path):
-    from stages.models import chat
+    from stages.models import chat, yesno
     from stages.models.settings import LLMSettings
 
     assert not chat.server_params("m.gguf", 1024, None).no_extra_bufts  # llama.cpp default
@@ -161,3 +161,6 @@ def test_weight_repacking_is_a_setting_that_reaches_llama_cpp(tmp_path):
         settings = LLMSettings(path=str(model), sha256=None, repack_weights=repack)
         client = chat.chat_client(settings, max_tokens=16, temperature=0.0, seed=0)
         assert client._load_args[-1] is repack  # part of the loaded server's identity
+        # other rounding, other probabilities: cached answers and verdicts are not shared
+        assert yesno.LlamaYesNo(settings).model_id == client.model_id
+        assert client.model_id.endswith(f"@{client.sha256[:8]}" + ("" if repack else "+plain"))

@@ -299,7 +299,7 @@ class LlamaCppClient(ChatClient):
     ) -> None:
         self.model_path = Path(model_path).resolve()
         self.sha256 = verify_gguf(self.model_path, model_sha256)
-        self.model_id = model_id_for(self.model_path, self.sha256)
+        self.model_id = model_id_for(self.model_path, self.sha256, repack_weights)
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
         kv_dir = str(Path(kv_cache_dir).resolve()) if kv_cache_dir else None
         self._load_args = (

@@ -135,6 +135,8 @@ def verify_gguf(path: Path | str, expected_sha256: str | None = None) -> str:
     return sha
 
 
-def model_id_for(path: Path | str, sha256: str) -> str:
-    """Identity for outputs and cache keys: `qwen2.5-coder-1.5b-instruct-q4_k_m@cc324af0`."""
-    return f"{Path(path).stem}@{sha256[:8]}"
+def model_id_for(path: Path | str, sha256: str, repack_weights: bool = True) -> str:
+    """Identity for outputs and cache keys: `qwen2.5-coder-1.5b-instruct-q4_k_m@cc324af0`, with
+    `+plain` when llama.cpp runs it with weights not repacked (LLMSettings.repack_weights): that
+    rounds otherwise and changes its probabilities, so a cached verdict is never another's."""
+    return f"{Path(path).stem}@{sha256[:8]}{'' if repack_weights else '+plain'}"

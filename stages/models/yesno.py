@@ -71,7 +71,8 @@ class LlamaYesNo:
         self._server: Any = None
         self._error: str | None = None
         try:  # identity without loading the model (the hash is cached on disk)
-            self.model_id = model_id_for(settings.path, verify_gguf(settings.path, settings.sha256))
+            sha256 = verify_gguf(settings.path, settings.sha256)
+            self.model_id = model_id_for(settings.path, sha256, settings.repack_weights)
         except LLMError as exc:
             self._error = str(exc)
 
