@@ -11,8 +11,9 @@ the judge's P(yes) meets rerank's default thresholds as it is. The sample is sma
 strict judge costs about 1-2 s per passage on 2 cores; `--questions` makes it larger.
 
 The fast judge is cheap, so it runs on whole frozen sets (squad2-dev-v1, cross-topic-v1,
-sample-v1), with its model and Platt calibration from configs/answerability-fast.yaml (fitted by
-scripts/fit_answerability.py on SQuAD dev articles no eval set uses), and writes
+sample-v1, sample-v2), with its model and Platt calibration from
+configs/answerability-fast.yaml (fitted by scripts/fit_answerability.py on SQuAD dev articles no
+eval set uses), and writes
 answerability-fast.json. The combined judge (fast picks the sentence, the GGUF judges that one
 sentence; configs/answerability-combined.yaml) runs on seeded balanced samples (COMBINED_SETS) and
 writes answerability-combined.json.
@@ -39,7 +40,7 @@ DEFAULT_QUESTIONS = 60
 SEED = 14
 TARGET_ADDED_S_PER_ANSWERED = 1.5
 FAST_CONFIG = common.ROOT / "configs" / "answerability-fast.yaml"
-FAST_SETS = ("squad2-dev-v1", "cross-topic-v1", "sample-v1")
+FAST_SETS = ("squad2-dev-v1", "cross-topic-v1", "sample-v1", "sample-v2")
 COMBINED_CONFIG = common.ROOT / "configs" / "answerability-combined.yaml"
 # The combined judge costs one GGUF pass per question: seeded, balanced samples of the larger
 # sets (the squad one is the strict run's own sample), the sample set whole.
