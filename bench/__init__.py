@@ -26,4 +26,5 @@ BENCHES = {
     "scale": "bench.scale",
     "embeddings": "bench.embeddings",
     "setup": "bench.setup",
+    "veto_ceiling": "bench.veto_ceiling",
 }
