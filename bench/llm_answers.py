@@ -63,11 +63,14 @@ ASK_QUESTIONS = (
 )
 PROBE_COUNTS = (1, 2)  # `consistency_probes` values replayed from round 0's probe answers
 TARGETS = {"false_positive_rate": 0.10, "efficacy": 0.60, "ask_wall_s": 15.0}
+SHORT_ANSWER_WORDS = 6  # configs/guardrails.yaml short_answer_words: judged as an answer
+MARKER_RE = re.compile(r"\[E\d+\]")
 
 
-def stratified_set(target: Path, n: int) -> Path:
-    """A copy of squad2-dev-v1 with n questions: equal shares of article x behaviour."""
-    source = common.ROOT / "eval" / "sets" / SQUAD_SET
+def stratified_set(target: Path, n: int, source: Path | None = None) -> Path:
+    """A copy of squad2-dev-v1 (or of the eval set at `source`) with n questions: equal shares
+    of article x behaviour."""
+    source = source or common.ROOT / "eval" / "sets" / SQUAD_SET
     shutil.copytree(source, target)
     path = target / "questions.jsonl"
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -85,7 +88,7 @@ def stratified_set(target: Path, n: int) -> Path:
     chosen.sort(key=records.index)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), "utf-8")
     rewrite_manifest(
-        target, f"{SQUAD_SET}-llm{len(chosen)}", f"{len(chosen)} questions, seed {SEED}"
+        target, f"{source.name}-llm{len(chosen)}", f"{len(chosen)} questions, seed {SEED}"
     )
     return target
 
@@ -146,6 +149,7 @@ def draft_outcomes(
         if not draft:
             continue  # the LLM refused at once: nothing for the guardrails to judge
         right = bool(r["pre_guardrail_supported"])
+        words = len(MARKER_RE.sub(" ", draft).split())
         ended = "refused" if r["status"] != "answered" else ("right" if r["correct"] else "wrong")
         cases.append(
             {
@@ -155,6 +159,9 @@ def draft_outcomes(
                 "gold_answers": r["gold_answers"][:3],
                 "draft": draft,
                 "draft_right": right,
+                # a bare answer ("Texas [E1]") is judged as an answer to the question, a
+                # longer one claim by claim: they fail in different ways
+                "draft_kind": "short" if words <= SHORT_ANSWER_WORDS else "longer",
                 "first_action": first_actions.get(r["question_id"]),
                 "rounds": rounds.get(r["question_id"], 0),
                 "ended": ended,
@@ -195,16 +202,20 @@ def probe_outcome(row: dict, draft: str, min_agreement: float = 0.5) -> dict[str
 
 
 def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
+    figures = _gate_figures(cases)
+    figures["by_draft_kind"] = {
+        kind: _gate_figures(members, revise=False)
+        for kind in ("short", "longer")
+        if (members := [c for c in cases if c.get("draft_kind") == kind])
+    }
+    return figures
+
+
+def _gate_figures(cases: list[dict], revise: bool = True) -> dict[str, Any]:
     right = [c for c in cases if c["draft_right"]]
     wrong = [c for c in cases if not c["draft_right"]]
     revised = [c for c in cases if c["first_action"] == "revise"]
-    probed = [
-        (c, p)
-        for c in cases
-        for p in c.get("probes", [])
-        if p["status"] in ("agree", "diverge") and p["answers"]
-    ]
-    return {
+    figures = {
         "drafts": len(cases),
         "right_drafts": len(right),
         "wrong_drafts": len(wrong),
@@ -213,6 +224,17 @@ def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
         "right_drafts_revised_into_wrong": sum(c["ended"] == "wrong" for c in right),
         "efficacy": _share(sum(c["ended"] != "wrong" for c in wrong), len(wrong)),
         "wrong_drafts_first_action": dict(collections.Counter(c["first_action"] for c in wrong)),
+        "right_drafts_first_action": dict(collections.Counter(c["first_action"] for c in right)),
+    }
+    if not revise:
+        return figures
+    probed = [
+        (c, p)
+        for c in cases
+        for p in c.get("probes", [])
+        if p["status"] in ("agree", "diverge") and p["answers"]
+    ]
+    return figures | {
         "revise_loop": {
             "sent_to_revise": len(revised),
             "rounds_used": dict(collections.Counter(str(c["rounds"]) for c in revised)),
@@ -385,16 +407,29 @@ def run(
     overrides: dict[str, Any] | None = None,
     **_: Any,
 ) -> dict[str, Any]:
-    """`--set llm_answers.parts=[squad]` runs some parts only, into llm_answers-squad.json."""
+    """`--set llm_answers.parts=[squad]` runs some parts only, into llm_answers-squad.json.
+
+    `--set llm_answers.squad_set=DIR` samples the squad part from another SQuAD eval set, for
+    example the answerability calibration split that scripts/fit_answerability.py builds
+    (.cache/answerability-fit/squad2-calibration: dev articles no model trains on and no frozen
+    slice holds), and `--set llm_answers.questions=N` sizes it; the result file is then named
+    after that set (llm_answers-squad2-calibration.json)."""
     from stages.models.files import DEFAULT_MODEL_PATH
 
     if not (common.ROOT / DEFAULT_MODEL_PATH).is_file():
         raise common.Skipped(f"{DEFAULT_MODEL_PATH} is not assembled (make setup)")
-    parts = tuple((overrides or {}).get(NAME, {}).get("parts") or PARTS)
+    settings = (overrides or {}).get(NAME, {})
+    parts = tuple(settings.get("parts") or PARTS)
+    questions = int(settings.get("questions") or questions)
+    squad_source = Path(settings["squad_set"]) if settings.get("squad_set") else None
+    if squad_source is not None and not (squad_source / "questions.jsonl").is_file():
+        raise ValueError(f"llm_answers.squad_set: {squad_source} holds no questions.jsonl")
     unknown = set(parts) - set(PARTS)
     if unknown:
         raise ValueError(f"llm_answers.parts: unknown {sorted(unknown)}; choose from {PARTS}")
     name = NAME if set(parts) == set(PARTS) else "-".join([NAME, *parts])
+    if squad_source is not None:
+        name = f"{NAME}-{squad_source.name}"
     started = time.perf_counter()
     payload: dict[str, Any] = {
         "parts": list(parts),
@@ -419,8 +454,9 @@ def run(
         caches = folder / "caches"
         sets = {}
         if "squad" in parts:
-            squad_dir = stratified_set(folder / "squad", questions)
-            sets[f"{SQUAD_SET} (stratified {questions})"] = squad_dir
+            squad_dir = stratified_set(folder / "squad", questions, squad_source)
+            label = squad_source.name if squad_source else SQUAD_SET
+            sets[f"{label} (stratified {questions})"] = squad_dir
         if "sample" in parts:
             sets[SAMPLE_SET] = common.ROOT / "eval" / "sets" / SAMPLE_SET
         for set_name, set_dir in sets.items():

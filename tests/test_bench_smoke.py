@@ -294,3 +294,36 @@ def test_ranking_bench_scores_every_variant_on_the_sample(tmp_path):
     assert entry["metrics"]["fused"]["recall@100"] > 0.9
     assert written["met"] == all(entry["rerank_not_below"].values())
     assert "| sample-v1 |" in ranking.summarize(result)
+
+
+def test_the_llm_answers_bench_splits_bare_answers_from_longer_ones():
+    from bench.llm_answers import draft_outcomes, guardrail_figures
+
+    def row(qid: str, draft: str, right: bool, status: str) -> dict:
+        return {
+            "question_id": qid,
+            "question": "Where is the largest Huguenot Society?",
+            "expected_behavior": "answer",
+            "gold_answers": ["Texas"],
+            "pre_guardrail_answer": draft,
+            "pre_guardrail_supported": right,
+            "status": status,
+            "correct": right and status == "answered",
+            "answer": draft if status == "answered" else None,
+            "guardrail_reasons": [],
+        }
+
+    rows = [
+        row("q1", "Texas [E1]", True, "refused"),  # a right bare answer lost: a false positive
+        row("q2", "Ohio [E1]", False, "refused"),  # a wrong one stopped
+        row("q3", "The largest Huguenot Society is in Texas, in Houston. [E1]", True, "answered"),
+    ]
+    cases = draft_outcomes(rows, {"q1": "revise", "q2": "revise", "q3": "emit"}, {"q1": 2}, {})
+    assert [c["draft_kind"] for c in cases] == ["short", "short", "longer"]
+    figures = guardrail_figures(cases)
+    assert figures["false_positive_rate"] == 0.5
+    short = figures["by_draft_kind"]["short"]
+    assert (short["right_drafts"], short["false_positive_rate"], short["efficacy"]) == (1, 1.0, 1.0)
+    assert short["right_drafts_first_action"] == {"revise": 1}
+    assert figures["by_draft_kind"]["longer"]["false_positive_rate"] == 0.0
+    assert "revise_loop" not in short and figures["revise_loop"]["right_drafts_lost"] == 1
