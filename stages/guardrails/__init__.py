@@ -21,7 +21,9 @@ Per claim, against its cited spans (all of the question's evidence when it cites
    judge failure is a technical error: the claim is not emitted. The deterministic checks of
    step 1 fail only what they can prove (issue 12), so a paraphrase reaches the judge. An LLM's
    short answer (`short_answer_words`, e.g. "1685") is judged as an answer to the question even
-   when verbatim: finding the words in a span does not prove the span answers with them.
+   when verbatim: finding the words in a span does not prove the span answers with them. With
+   `short_answer_signals` the gate reads a probability combining that verdict with the judge's
+   on the answer's whole sentence and the pair model's score for it (short_answers.py).
 3. critical claims (figures, dates, names, identifiers, commitments) of an LLM generator that
    the judge supported get self-consistency probes; a divergence keeps the answer from being
    emitted. A verbatim claim is not probed ("proven"), nor one the judge already rejected.
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -52,12 +55,12 @@ from stages import contracts
 from stages.common import citations
 from stages.common.text import strip_markers
 from stages.guardrails import claims as claims_mod
-from stages.guardrails import consistency, groundedness, judge, pii
+from stages.guardrails import consistency, groundedness, judge, pii, short_answers
 from stages.guardrails.answers import REFUSAL_TEMPLATES as REFUSAL_TEMPLATES  # re-exported
 from stages.guardrails.answers import final_answer
 from stages.guardrails.answers import report_to_json as report_to_json  # re-exported
 from stages.guardrails.groundedness import CheckResult, follows_injection
-from stages.models import chat, settings
+from stages.models import chat, onnx_pairs, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
@@ -65,8 +68,9 @@ NAME = "guardrails"
 # what can be proven; 2.3: citations carry their anchor; 2.8.1: pii_detector named after redacting;
 # 2.9: 2 consistency probes by default, not 3; 2.10: a miscited claim is re-cited when the
 # evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
-# 2.12: a name the question misspells one edit away from the evidence's is not invented
-VERSION = "2.12.0"
+# 2.12: a name the question misspells one edit away from the evidence's is not invented; 2.13:
+# an LLM's short answer gated on three signals, not the judge's P(yes) alone (short_answers.py)
+VERSION = "2.13.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -74,6 +78,7 @@ PER_QUESTION = True  # cached and batched per question
 
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_threads")
 LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
 
@@ -117,6 +122,9 @@ class Config(BaseModel):
     answer_sentence_threshold: float = Field(
         0.0, ge=0, le=1, description="judge P(yes) that a copied answer answers the question"
     )
+    # A short answer judged by three signals (stages/guardrails/short_answers.py); then
+    # short_answer_threshold applies to their combined probability. None: the judge's alone.
+    short_answer_signals: short_answers.ShortAnswerSignals | None = None
     # The judge reads the cited spans cut to the sentences that bear on the claim, at most this
     # many words: its prompt is read at about 60 tokens/s on 2 cores (stages/guardrails/judge.py).
     judge_focus_words: int = Field(80, ge=10, le=2000, description="evidence words per judgement")
@@ -152,6 +160,7 @@ class Toolkit:
     config: Config
     _judge: Any = None
     _client: chat.LazyClient | None = None
+    _pair_scorer: Any = None
     judge_calls: int = 0
 
     def judge(self) -> judge.Judge | None:
@@ -161,6 +170,25 @@ class Toolkit:
         if self._judge is None:
             self._judge = make_judge(self.config)
         return self._judge
+
+    def pair_scorer(self) -> Any:
+        """The short-answer signals' pair model, loaded and hash-checked on first use; raises
+        onnx_pairs.PairModelError."""
+        if self._pair_scorer is None:
+            signals = self.config.short_answer_signals
+            path = signals.pair_model_path if signals else None
+            if not path:
+                raise onnx_pairs.PairModelError("short_answer_signals has no pair_model_path")
+            if not Path(path).is_absolute() and not Path(path).exists():
+                path = str(PROJECT_ROOT / path)  # the project's own model, from any directory
+            scorer = onnx_pairs.load(path)
+            if signals.pair_model_sha256 and scorer.sha256 != signals.pair_model_sha256:
+                raise onnx_pairs.PairModelError(
+                    f"pair model {path} has sha256 {scorer.sha256[:12]}…, the config expects "
+                    f"{signals.pair_model_sha256[:12]}…"
+                )
+            self._pair_scorer = scorer
+        return self._pair_scorer
 
     def client(self) -> chat.ChatClient:
         """A chat client for probes and the LLM decomposer; raises LLMError."""
@@ -214,6 +242,7 @@ def verify_claim(
     generated: bool = False,
     headings: str = "",
     part: bool = False,
+    title: str = "",
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
@@ -266,12 +295,53 @@ def verify_claim(
         )
     if toolkit is not None and not verdict.cached:
         toolkit.judge_calls += 1
+    p_supported = verdict.score
+    if short_answer and config.short_answer_signals is not None:
+        try:
+            p_supported = short_answer_probability(
+                strip_markers(groundedness.strip_lead_in(text)).strip(),
+                spans,
+                question or "",
+                verdict.score,
+                config.short_answer_signals,
+                toolkit,
+                title,
+            )
+        except (judge.JudgeError, onnx_pairs.PairModelError) as exc:
+            why = f"short-answer signals failed: {str(exc)[:200]}"
+            return ClaimScore(
+                0.0, critical, "error", checks, [*reasons, why], error=True, route="error"
+            )
     threshold = config.short_answer_threshold if short_answer else config.judge_threshold
-    support = min(1.0, verdict.score / threshold)
+    support = min(1.0, p_supported / threshold)
     if support < config.emit_threshold:
-        reasons.append(f"the {verdict.backend} judge finds it unsupported (p={verdict.score:.2f})")
+        reasons.append(f"the {verdict.backend} judge finds it unsupported (p={p_supported:.2f})")
     route = "short_answer" if short_answer else "judge"
     return ClaimScore(support, critical, verdict.backend, checks, reasons, route=route)
+
+
+def short_answer_probability(
+    answer: str,
+    spans: list[str],
+    question: str,
+    p_answer: float,
+    signals: short_answers.ShortAnswerSignals,
+    toolkit: Toolkit,
+    title: str = "",
+) -> float:
+    """P(a short answer is right) from the judge's P(yes) on it, the judge's P(yes) on the
+    sentence that holds it (asked as the answer to the question), and the pair model's logit
+    for that sentence (stages/guardrails/short_answers.py). Raises JudgeError / PairModelError."""
+    sentence = short_answers.answer_sentence(answer, spans) or (spans[0] if spans else answer)
+    p_sentence = pair_logit = None
+    if signals.sentence_weight:
+        verdict = toolkit.judge().judge(sentence, [sentence], question)
+        if not verdict.cached:
+            toolkit.judge_calls += 1
+        p_sentence = verdict.score
+    if signals.pair_weight:
+        pair_logit = onnx_pairs.sentence_logit(toolkit.pair_scorer(), question, sentence, title)
+    return short_answers.combined(signals, p_answer, p_sentence, pair_logit)
 
 
 def _is_short_answer(text: str, config: Config) -> bool:
@@ -440,6 +510,7 @@ def check(
             generated=generated,
             headings=headings_of(chosen),
             part=len(decomposed) > 1,
+            title=str(chosen[0].get("title") or "") if chosen else "",
         )
         return chosen, scored
 
@@ -699,6 +770,8 @@ def check_versions(config: Config) -> list[str]:
         f"consistency@{consistency.VERSION}",
         f"pii@{pii.VERSION}",
     }
+    if config.short_answer_signals is not None:
+        versions.add(f"short_answers@{short_answers.VERSION}")
     return sorted(versions)
 
 

@@ -163,3 +163,14 @@ def sentence_passages(title: str, text: str) -> list[tuple[int, int, str]]:
         previous = text[spans[i - 1][0] : spans[i - 1][1]] if i else ""
         passages.append((start, end, pair_text(text[start:end], title, previous)))
     return passages
+
+
+def sentence_logit(scorer: OnnxPairScorer, question: str, sentence: str, title: str = "") -> float:
+    """The pair logit of one sentence read alone (no sentence before it), a table row as its
+    best cell view: as the fast answerability judge reads a sentence (`cell_views`)."""
+    views = [pair_text(sentence, title, "")]
+    views += [pair_text(view, title, "") for view in cell_views(sentence)]
+    try:
+        return max(float(s) for s in scorer.score([(question, view) for view in views]))
+    except Exception as exc:  # any model failure is the caller's technical error
+        raise PairModelError(f"{type(exc).__name__}: {exc}") from exc
