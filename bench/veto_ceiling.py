@@ -8,7 +8,9 @@ fast judge (configs/answerability-fast.yaml, when present):
 1. every question is answered: both state thresholds are set to 0, so each question gets the
    answer its evidence would give, scored as `grounding eval` scores it (right: holds a gold
    answer);
-2. the **ceiling** is a perfect veto over those answers: right answers / questions;
+2. the **ceiling** is a perfect veto over those answers: right answers / questions; and the
+   **selection ceiling** is what a perfect choice among the evidence spans the pipeline packaged
+   would add to it: answerable questions with a gold answer in any of their spans / questions;
 3. the **AUC** of the confidence the pipeline records: how well it tells the right answers from
    the wrong ones (0.5 is chance);
 4. the best truthfulness any single threshold on that confidence reaches. The threshold is
@@ -116,6 +118,20 @@ def oracle_threshold(rows: list[dict]) -> tuple[float, float | None]:
     return round(best[0], 4), best[1]
 
 
+def span_texts(row: dict) -> list[str]:
+    """The packaged evidence spans of an eval row ("[E1] doc-id (place): text" -> text)."""
+    return [entry.split(": ", 1)[-1] for entry in row.get("evidence") or []]
+
+
+def any_span_holds_gold(row: dict) -> bool:
+    from eval.metrics import contains_gold
+
+    golds = list(row.get("gold_answers") or [])
+    return row["expected_behavior"] == "answer" and any(
+        contains_gold(text, golds) for text in span_texts(row)
+    )
+
+
 def analyse(rows: list[dict], label: str, target: float | None = None) -> dict[str, Any]:
     questions = len(rows)
     answered = [r for r in rows if r["status"] == "answered"]
@@ -136,6 +152,8 @@ def analyse(rows: list[dict], label: str, target: float | None = None) -> dict[s
         "wrong": n_wrong,
         "answer_everything_truthfulness": round((n_right - n_wrong) / max(questions, 1), 4),
         "perfect_veto_ceiling": round(n_right / max(questions, 1), 4),
+        "gold_in_a_packaged_span": (in_spans := sum(any_span_holds_gold(r) for r in rows)),
+        "selection_ceiling": round(in_spans / max(questions, 1), 4),
         "confidence_auc_right_vs_wrong": None
         if confidence_auc is None
         else round(confidence_auc, 4),
@@ -203,10 +221,11 @@ def run(results_dir: Path | None = None, sets: tuple[str, ...] = SETS, **_: Any)
 
 def summarize(result: dict[str, Any]) -> str:
     header = (
-        "| set | judge | right / wrong (all answered) | perfect-veto ceiling | confidence AUC | "
+        "| set | judge | right / wrong (all answered) | perfect-veto ceiling | selection ceiling | "
+        "confidence AUC | "
         "oracle threshold | veto AUC 0.84 / 0.90 / 0.99 | target: AUC needed |"
     )
-    lines = [header, "|---|---|---|---:|---:|---:|---|---:|"]
+    lines = [header, "|---|---|---|---:|---:|---:|---:|---|---:|"]
     for entry in result["sets"]:
         for j in entry["judges"]:
             best = j["binormal_best_truthfulness"]
@@ -214,7 +233,8 @@ def summarize(result: dict[str, Any]) -> str:
             needed = _needed(j)
             lines.append(
                 f"| {entry['set']} | {j['judge']} | {j['right']} / {j['wrong']} | "
-                f"{j['perfect_veto_ceiling']:.3f} | {j['confidence_auc_right_vs_wrong']} | "
+                f"{j['perfect_veto_ceiling']:.3f} | {j['selection_ceiling']:.3f} | "
+                f"{j['confidence_auc_right_vs_wrong']} | "
                 f"{j['oracle_threshold_truthfulness']:.3f} | {veto} | {needed} |"
             )
     return "\n".join(lines)

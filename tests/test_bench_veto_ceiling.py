@@ -16,8 +16,17 @@ if str(ROOT) not in sys.path:  # `bench` is a top-level folder, not an installed
 from bench import veto_ceiling  # noqa: E402
 
 
-def row(correct: bool, confidence: float | None, status: str = "answered") -> dict:
-    return {"correct": correct, "confidence": confidence, "status": status}
+def row(
+    correct: bool, confidence: float | None, status: str = "answered", evidence: tuple = ()
+) -> dict:
+    return {
+        "correct": correct,
+        "confidence": confidence,
+        "status": status,
+        "expected_behavior": "answer",
+        "gold_answers": ["Texas"],
+        "evidence": list(evidence),
+    }
 
 
 def test_auc_counts_pairs_and_ties():
@@ -99,3 +108,19 @@ def test_a_target_above_the_ceiling_needs_better_answers_not_a_better_veto():
     reachable = veto_ceiling.analyse(rows, "none", target=0.25)
     assert reachable["target_within_ceiling"] is True
     assert 0.5 < reachable["auc_needed_for_target"] < 1.0
+
+
+def test_the_selection_ceiling_counts_gold_in_any_packaged_span():
+    rows = [
+        row(
+            False, 0.9, evidence=("[E1] doc-a: Ohio has one.", "[E2] doc-b (p. 2): It is in Texas.")
+        ),
+        row(False, 0.9, evidence=("[E1] texas-society: Ohio has one.",)),  # the doc id is no span
+        row(True, 0.9, evidence=("[E1] doc-a: The largest is in Texas.",)),
+        row(False, None, "refused"),
+    ]
+    assert veto_ceiling.span_texts(rows[0]) == ["Ohio has one.", "It is in Texas."]
+    figures = veto_ceiling.analyse(rows, "none")
+    assert figures["gold_in_a_packaged_span"] == 2
+    assert figures["selection_ceiling"] == 0.5
+    assert figures["perfect_veto_ceiling"] == 0.25
