@@ -69,7 +69,7 @@ NAME = "guardrails"
 # 2.9: 2 consistency probes by default, not 3; 2.10: a miscited claim is re-cited when the
 # evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
 # 2.12: a name the question misspells one edit away from the evidence's is not invented; 2.13:
-# an LLM's short answer gated on three signals, not the judge's P(yes) alone (short_answers.py)
+# `short_answer_signals` (opt-in, off in configs/): a short answer gated on three signals
 VERSION = "2.13.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records

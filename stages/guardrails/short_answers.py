@@ -21,11 +21,10 @@ fitted on the calibration split and written to configs/guardrails.yaml.
 
 from __future__ import annotations
 
-import math
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages.common.text import content_tokens, sentence_spans
+from stages.models.answerability import logit, sigmoid
 
 VERSION = "1.0.0"
 
@@ -43,11 +42,6 @@ class ShortAnswerSignals(BaseModel):
     pair_model_sha256: str | None = None
 
 
-def logit(probability: float) -> float:
-    p = min(max(probability, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 def combined(
     signals: ShortAnswerSignals,
     p_answer: float,
@@ -60,7 +54,7 @@ def combined(
         z += signals.sentence_weight * logit(p_sentence)
     if signals.pair_weight and pair_logit is not None:
         z += signals.pair_weight * pair_logit
-    return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+    return sigmoid(max(min(z, 50.0), -50.0))
 
 
 def answer_sentence(answer: str, spans: list[str]) -> str | None:
