@@ -63,8 +63,6 @@ ASK_QUESTIONS = (
 )
 PROBE_COUNTS = (1, 2)  # `consistency_probes` values replayed from round 0's probe answers
 TARGETS = {"false_positive_rate": 0.10, "efficacy": 0.60, "ask_wall_s": 15.0}
-SHORT_ANSWER_WORDS = 6  # configs/guardrails.yaml short_answer_words: judged as an answer
-MARKER_RE = re.compile(r"\[E\d+\]")
 
 
 def stratified_set(target: Path, n: int, source: Path | None = None) -> Path:
@@ -142,14 +140,16 @@ def draft_outcomes(
 ):
     """Per LLM first answer (round 0): right or wrong, what the guardrails did, how it ended,
     and its self-consistency probes."""
+    from stages import guardrails
+
     probes = probes or {}
+    short = guardrails.Config()  # short_answer_words: the stage's own rule for a short answer
     cases = []
     for r in rows:
         draft = r["pre_guardrail_answer"]
         if not draft:
             continue  # the LLM refused at once: nothing for the guardrails to judge
         right = bool(r["pre_guardrail_supported"])
-        words = len(MARKER_RE.sub(" ", draft).split())
         ended = "refused" if r["status"] != "answered" else ("right" if r["correct"] else "wrong")
         cases.append(
             {
@@ -161,7 +161,7 @@ def draft_outcomes(
                 "draft_right": right,
                 # a bare answer ("Texas [E1]") is judged as an answer to the question, a
                 # longer one claim by claim: they fail in different ways
-                "draft_kind": "short" if words <= SHORT_ANSWER_WORDS else "longer",
+                "draft_kind": "short" if guardrails.is_short_answer(draft, short) else "longer",
                 "first_action": first_actions.get(r["question_id"]),
                 "rounds": rounds.get(r["question_id"], 0),
                 "ended": ended,

@@ -31,9 +31,11 @@ import math
 import tempfile
 import time
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from bench import common
+from bench.paraphrase import auc
 
 NAME = "veto_ceiling"
 DESCRIPTION = "answer everything, then: perfect-veto truthfulness, confidence AUC, AUC needed"
@@ -46,44 +48,16 @@ VETO_AUCS = (0.84, 0.90, 0.95, 0.98, 0.99)
 TARGETS = {"squad2-dev-v1": 0.30, "squad2-calibration": 0.30, "sample-v1": 0.75}
 
 
-def auc(positives: list[float], negatives: list[float]) -> float | None:
-    """P(a random positive scores above a random negative), ties counting half."""
-    if not positives or not negatives:
-        return None
-    ranked = sorted([(s, 1) for s in positives] + [(s, 0) for s in negatives])
-    rank_sum, index = 0.0, 0
-    while index < len(ranked):
-        end = index
-        while end < len(ranked) and ranked[end][0] == ranked[index][0]:
-            end += 1
-        mean_rank = (index + 1 + end) / 2  # 1-based ranks of the tied block
-        rank_sum += mean_rank * sum(label for _, label in ranked[index:end])
-        index = end
-    p, n = len(positives), len(negatives)
-    return (rank_sum - p * (p + 1) / 2) / (p * n)
-
-
-def _normal_cdf(x: float) -> float:
-    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
-
-
-def _normal_ppf(p: float) -> float:
-    low, high = -10.0, 10.0
-    for _ in range(100):
-        middle = (low + high) / 2
-        low, high = (middle, high) if _normal_cdf(middle) < p else (low, middle)
-    return (low + high) / 2
-
-
 def binormal_best(veto_auc: float, right: int, wrong: int, questions: int) -> float:
     """The best truthfulness over thresholds of a veto whose scores are normal with unit
     variance, right answers shifted by d' = sqrt(2) * Phi^-1(AUC) from wrong ones."""
-    shift = math.sqrt(2) * _normal_ppf(veto_auc)
+    normal = NormalDist()
+    shift = math.sqrt(2) * normal.inv_cdf(veto_auc)
     best = 0.0
     for step in range(2001):
         t = -4 + step * 0.005
-        kept_right = _normal_cdf(shift - t) * right
-        kept_wrong = _normal_cdf(-t) * wrong
+        kept_right = normal.cdf(shift - t) * right
+        kept_wrong = normal.cdf(-t) * wrong
         best = max(best, (kept_right - kept_wrong) / questions)
     return best
 
@@ -138,10 +112,7 @@ def analyse(rows: list[dict], label: str, target: float | None = None) -> dict[s
     right = [r for r in answered if r["correct"]]
     wrong = [r for r in answered if not r["correct"]]
     scored = [r for r in answered if r["confidence"] is not None]
-    confidence_auc = auc(
-        [r["confidence"] for r in scored if r["correct"]],
-        [r["confidence"] for r in scored if not r["correct"]],
-    )
+    confidence_auc = auc([r["confidence"] for r in scored], [r["correct"] for r in scored])
     best, threshold = oracle_threshold(rows)
     n_right, n_wrong = len(right), len(wrong)
     return {
@@ -154,9 +125,7 @@ def analyse(rows: list[dict], label: str, target: float | None = None) -> dict[s
         "perfect_veto_ceiling": round(n_right / max(questions, 1), 4),
         "gold_in_a_packaged_span": (in_spans := sum(any_span_holds_gold(r) for r in rows)),
         "selection_ceiling": round(in_spans / max(questions, 1), 4),
-        "confidence_auc_right_vs_wrong": None
-        if confidence_auc is None
-        else round(confidence_auc, 4),
+        "confidence_auc_right_vs_wrong": confidence_auc,
         "oracle_threshold_truthfulness": best,
         "oracle_threshold": threshold,
         "binormal_best_truthfulness": {

@@ -46,40 +46,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from fit_short_answer_threshold import CONFIG, GRID, answer_sentence, rates  # noqa: E402
+from compare_answer_prompts import auc  # noqa: E402
+from fit_short_answer_threshold import CONFIG, GRID, rates  # noqa: E402
+from fit_short_answer_threshold import pairs as short_pairs  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "datasets" / "squad2" / "dev_articles.json"
 ARTICLES = ("Imperialism", "French_and_Indian_War")
 PAIR_MODEL = "data/models/answerability-minilm-v4"
 RESULT = ROOT / "bench" / "results" / "short_answer_signals.json"
-FEATURES = ("answer", "sentence", "pair")
 FINE_GRID = [round(0.20 + 0.01 * i, 2) for i in range(76)]  # 0.20 … 0.95
 
 
 def pairs(articles: list[dict], per_kind: int, max_words: int, rng: random.Random) -> list[dict]:
-    """Up to `per_kind` right and `per_kind` wrong short answers per article, with their
-    sentence."""
+    """Up to `per_kind` right and `per_kind` wrong short answers per article, each with the
+    sentence that holds it (the evidence at run time), not its paragraph."""
     items = []
     for article in articles:
-        right, wrong = [], []
-        for paragraph in article["paragraphs"]:
-            for qa in paragraph["qas"]:
-                answers = qa.get("plausible_answers") if qa["is_impossible"] else qa["answers"]
-                if not answers or len(answers[0]["text"].split()) > max_words:
-                    continue
-                sentence = answer_sentence(paragraph["context"], answers[0])
-                if not sentence:
-                    continue
-                item = {
-                    "article": article["title"],
-                    "question": qa["question"],
-                    "answer": answers[0]["text"],
-                    "sentence": sentence,
-                    "right": not qa["is_impossible"],
-                }
-                (right if item["right"] else wrong).append(item)
-        items += rng.sample(right, min(per_kind, len(right)))
-        items += rng.sample(wrong, min(per_kind, len(wrong)))
+        drawn = short_pairs([article], per_kind, max_words, rng)
+        items += [{k: v for k, v in i.items() if k != "span"} for i in drawn if i["sentence"]]
     return items
 
 
@@ -151,12 +135,6 @@ def threshold_for(
         t for t in FINE_GRID if rates(combined_items, t, emit)["wrong_answers_emitted"] <= allowed
     ]
     return min(within, default=FINE_GRID[-1])
-
-
-def auc(items: list[dict], key: str) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    return round(float(roc_auc_score([i["right"] for i in items], [i[key] for i in items])), 4)
 
 
 def held_out(items: list[dict], emit: float, criterion: str, reference: float) -> dict[str, dict]:

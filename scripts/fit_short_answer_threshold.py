@@ -89,6 +89,7 @@ def pairs(
                     "question": qa["question"],
                     "answer": text,
                     "span": paragraph["context"],
+                    "sentence": answer_sentence(paragraph["context"], answers[0]),
                     "right": not qa["is_impossible"],
                 }
                 (right if pair["right"] else wrong).append(pair)

@@ -274,7 +274,7 @@ def verify_claim(
     reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
     if hard == 0.0:
         return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
-    short_answer = generated and bool(question) and _is_short_answer(text, config)
+    short_answer = generated and bool(question) and is_short_answer(text, config)
     if groundedness.is_verbatim(text, spans) and not short_answer:
         return ClaimScore(1.0, critical, "verbatim", checks, reasons, route="verbatim")
     if toolkit is None or config.judge == "none":
@@ -344,7 +344,9 @@ def short_answer_probability(
     return short_answers.combined(signals, p_answer, p_sentence, pair_logit)
 
 
-def _is_short_answer(text: str, config: Config) -> bool:
+def is_short_answer(text: str, config: Config) -> bool:
+    """At most `short_answer_words` words, markers and a lead-in aside: judged as an answer to
+    the question (route `short_answer`); bench llm_answers counts bare drafts by the same rule."""
     words = strip_markers(groundedness.strip_lead_in(text)).split()
     return 0 < len(words) <= config.short_answer_words
 
