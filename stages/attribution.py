@@ -22,7 +22,8 @@ from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 
 NAME = "attribution"
-VERSION = "1.2.0"  # 1.2: citations carry their anchor, named in the label
+VERSION = "1.3.0"  # 1.2: citations carry their anchor, named in the label; 1.3: initials
+# ("J. A. Hobson") do not end a cited sentence
 OUTPUTS = ("attributions",)  # contract tables written
 INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question

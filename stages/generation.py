@@ -56,7 +56,7 @@ from stages.models.errors import LLMError
 
 NAME = "generation"
 # 1.4: the LLM prompt asks for a figure with the words around it; 1.5: a bare figure gets them
-VERSION = "1.5.0"
+VERSION = "1.6.0"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")

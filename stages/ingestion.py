@@ -59,7 +59,8 @@ from stages.formats.tables import html_rows, table_blocks
 from stages.models.settings import VisionSettings
 
 NAME = "ingestion"
-VERSION = "1.7.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations
+VERSION = "1.8.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations;
+# 1.8: leading initials ("J. A. Hobson") do not end a sentence
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False

@@ -40,11 +40,12 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.11.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+VERSION = "2.13.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
 # 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
 # 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
 # 2.10: a negated question whose top chunks state no negation is not found;
-# 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading
+# 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading;
+# (2.12 was an experiment); 2.13: leading initials ("J. A. Hobson") do not end a sentence
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")

@@ -20,6 +20,17 @@ def _sentences(text: str) -> list[str]:
             ["Trappers went up the St. Lawrence river.", "They traded furs."],
         ),
         ("George W. Bush won. Then he left.", ["George W. Bush won.", "Then he left."]),
+        # leading initials are not sentence ends either
+        (
+            "Hobson wrote it. J. A. Hobson argued so. It cites W. E. B. Du Bois. We sell A. No.",
+            [
+                "Hobson wrote it.",
+                "J. A. Hobson argued so.",
+                "It cites W. E. B. Du Bois.",
+                "We sell A.",
+                "No.",
+            ],
+        ),
         ("It ended on Jan. 5 in 1999. Done.", ["It ended on Jan. 5 in 1999.", "Done."]),
         ("He met Dr. Lee at noon. She left.", ["He met Dr. Lee at noon.", "She left."]),
         # ordinary sentence ends still split, and a line break always does

@@ -118,6 +118,9 @@ ABBREVIATIONS = frozenset(
     f"{_ABBREVIATED} fig figs approx jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 INITIAL_RE = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
+# leading initials, "J. A. Hobson": one followed by another, or the last of a run of them
+NEXT_INITIAL_RE = re.compile(r"[A-Z]\.\s")
+INITIALS_BEFORE_RE = re.compile(r"(?:^|[\s(\"'])[A-Z]\. [A-Z]\.$")
 ABBREVIATION_RE = re.compile(r"(?:^|[\s(\"'])([A-Za-z]{1,5}|[a-z]\.[a-z])\.$")
 
 NUMBER_RE = re.compile(
@@ -203,8 +206,12 @@ def _after_abbreviation(text: str, match: re.Match) -> bool:
     if found is None:
         return False
     word = found.group(1)
-    if len(word) == 1 and word.isupper():  # an initial after a name: "George W. Bush"
-        return bool(INITIAL_RE.search(text, max(0, match.start() - 40), match.start()))
+    if len(word) == 1 and word.isupper():  # an initial: "George W. Bush", "J. R. R. Tolkien"
+        return bool(
+            INITIAL_RE.search(text, max(0, match.start() - 40), match.start())
+            or NEXT_INITIAL_RE.match(text, match.end())
+            or INITIALS_BEFORE_RE.search(text, max(0, match.start() - 8), match.start())
+        )
     return word.lower() in ABBREVIATIONS
 
 

@@ -70,7 +70,7 @@ NAME = "guardrails"
 # evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
 # 2.12: a name the question misspells one edit away from the evidence's is not invented; 2.13:
 # `short_answer_signals` (opt-in, off in configs/): a short answer gated on three signals
-VERSION = "2.13.0"
+VERSION = "2.14.0"  # 2.14: leading initials ("J. A. Hobson") do not end a claim
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")

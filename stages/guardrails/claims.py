@@ -18,7 +18,7 @@ from typing import Any
 
 from stages.common.text import cited_sentences, words
 
-VERSION = "1.1.0"  # 1.1: a bare "and" before a new subject splits
+VERSION = "1.2.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
