@@ -37,10 +37,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from bench import common
 from bench.answerability import rewrite_manifest
+from bench.paraphrase import auc
 
 NAME = "llm_answers"
 DESCRIPTION = (
@@ -137,12 +139,13 @@ def draft_outcomes(
     first_actions: dict[str, str],
     rounds: dict[str, int],
     probes: dict[str, list[dict]] | None = None,
+    scores: dict[str, float | None] | None = None,
 ):
-    """Per LLM first answer (round 0): right or wrong, what the guardrails did, how it ended,
-    and its self-consistency probes."""
+    """Per LLM first answer (round 0): right or wrong, what the guardrails did (and the overall
+    score it read), how it ended, and its self-consistency probes."""
     from stages import guardrails
 
-    probes = probes or {}
+    probes, scores = probes or {}, scores or {}
     short = guardrails.Config()  # short_answer_words: the stage's own rule for a short answer
     cases = []
     for r in rows:
@@ -163,6 +166,7 @@ def draft_outcomes(
                 # longer one claim by claim: they fail in different ways
                 "draft_kind": "short" if guardrails.is_short_answer(draft, short) else "longer",
                 "first_action": first_actions.get(r["question_id"]),
+                "gate_score": scores.get(r["question_id"]),
                 "rounds": rounds.get(r["question_id"], 0),
                 "ended": ended,
                 "final_status": r["status"],
@@ -201,8 +205,33 @@ def probe_outcome(row: dict, draft: str, min_agreement: float = 0.5) -> dict[str
     return outcome
 
 
+def gate_auc_needed(
+    false_positive_rate: float = TARGETS["false_positive_rate"],
+    efficacy: float = TARGETS["efficacy"],
+) -> float:
+    """The AUC (right vs wrong drafts) a one-threshold gate needs to meet both targets, with
+    both classes' scores normal and of equal spread: d' = z(1 - fp) + z(efficacy)."""
+    normal = NormalDist()
+    separation = normal.inv_cdf(1 - false_positive_rate) + normal.inv_cdf(efficacy)
+    return round(normal.cdf(separation / 2**0.5), 4)
+
+
+def gate_discrimination(cases: list[dict]) -> dict[str, Any]:
+    """How well round 0's overall score tells right drafts from wrong ones (revise and block
+    both read it), against what the targets need: the gate's limit, whatever its thresholds."""
+    scored = [c for c in cases if c.get("gate_score") is not None]
+    return {
+        "drafts_scored": len(scored),
+        "gate_score_auc": auc(
+            [c["gate_score"] for c in scored], [c["draft_right"] for c in scored]
+        ),
+        "auc_needed_for_targets": gate_auc_needed(),
+    }
+
+
 def guardrail_figures(cases: list[dict]) -> dict[str, Any]:
     figures = _gate_figures(cases)
+    figures["discrimination"] = gate_discrimination(cases)
     figures["by_draft_kind"] = {
         kind: _gate_figures(members, revise=False)
         for kind in ("short", "longer")
@@ -274,9 +303,9 @@ def _share(numerator: int, denominator: int) -> float | None:
 
 def first_round(
     run: Any, store: Path
-) -> tuple[dict[str, str], dict[str, int], dict[str, list[dict]]]:
-    """Round 0's guardrail action, the number of revise rounds used and round 0's probe
-    records, per question."""
+) -> tuple[dict[str, str], dict[str, int], dict[str, list[dict]], dict[str, float | None]]:
+    """Round 0's guardrail action, the number of revise rounds used, round 0's probe records
+    and its overall score, per question."""
     from stages.store import ArtifactStore
 
     artifacts = ArtifactStore(store)
@@ -288,14 +317,15 @@ def first_round(
         rounds[row["question_id"]] = max(rounds.get(row["question_id"], 0), row["round"])
     actions = {r["question_id"]: r["action"] for r in reports}
     probes = {r["question_id"]: r.get("consistency_probes") or [] for r in reports}
-    return actions, rounds, probes
+    scores = {r["question_id"]: r.get("overall_score") for r in reports}
+    return actions, rounds, probes, scores
 
 
 def compare_set(set_dir: Path, store: Path, caches: Path) -> dict[str, Any]:
     results = {b: evaluate_backend(set_dir, store, b, caches) for b in BACKENDS}
     llm = results["llama_cpp"]
-    actions, rounds, probes = first_round(llm["run"], store)
-    cases = draft_outcomes(llm["rows"], actions, rounds, probes)
+    actions, rounds, probes, scores = first_round(llm["run"], store)
+    cases = draft_outcomes(llm["rows"], actions, rounds, probes, scores)
     figures = guardrail_figures(cases)
     extractive, generated = results["extractive"]["summary"], llm["summary"]
     return {
@@ -493,6 +523,13 @@ def summarize(result: dict[str, Any]) -> str:
             f"{TARGETS['efficacy']}). Revise loop: {g['revise_loop']}.",
             "",
         ]
+        if d := g.get("discrimination"):
+            lines += [
+                f"Round 0's overall score tells right drafts from wrong ones with AUC "
+                f"{d['gate_score_auc']} ({d['drafts_scored']} drafts); meeting both targets "
+                f"with one threshold needs about {d['auc_needed_for_targets']}.",
+                "",
+            ]
     if not result["grounding_ask"]:
         return "\n".join(lines)
     asks = ", ".join(

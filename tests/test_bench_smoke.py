@@ -327,3 +327,33 @@ def test_the_llm_answers_bench_splits_bare_answers_from_longer_ones():
     assert short["right_drafts_first_action"] == {"revise": 1}
     assert figures["by_draft_kind"]["longer"]["false_positive_rate"] == 0.0
     assert "revise_loop" not in short and figures["revise_loop"]["right_drafts_lost"] == 1
+
+
+def test_the_llm_answers_bench_reports_how_well_the_gate_score_separates_drafts():
+    from bench.llm_answers import draft_outcomes, gate_auc_needed, guardrail_figures
+
+    def row(qid: str, right: bool) -> dict:
+        return {
+            "question_id": qid,
+            "question": "Where is the largest Huguenot Society?",
+            "expected_behavior": "answer",
+            "gold_answers": ["Texas"],
+            "pre_guardrail_answer": "Texas [E1]",
+            "pre_guardrail_supported": right,
+            "status": "refused",
+            "correct": False,
+            "answer": None,
+            "guardrail_reasons": [],
+        }
+
+    rows = [row("q1", True), row("q2", True), row("q3", False), row("q4", False)]
+    actions = dict.fromkeys(("q1", "q2", "q3", "q4"), "revise")
+    # one right draft scores below one wrong one: 3 of 4 pairs ordered, AUC 0.75
+    scores = {"q1": 0.9, "q2": 0.5, "q3": 0.7, "q4": 0.1}
+    cases = draft_outcomes(rows, actions, {}, {}, scores)
+    assert [c["gate_score"] for c in cases] == [0.9, 0.5, 0.7, 0.1]
+    figures = guardrail_figures(cases)["discrimination"]
+    assert (figures["drafts_scored"], figures["gate_score_auc"]) == (4, 0.75)
+    # false positives <= 10 % and efficacy >= 60 %: d' = 1.2816 + 0.2533, AUC = Phi(d' / sqrt 2)
+    assert figures["auc_needed_for_targets"] == gate_auc_needed(0.10, 0.60) == 0.8611
+    assert gate_auc_needed(0.5, 0.5) == 0.5
