@@ -45,7 +45,7 @@ VERSION = "2.13.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONN
 # 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
 # 2.10: a negated question whose top chunks state no negation is not found;
 # 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading;
-# (2.12 was an experiment); 2.13: leading initials ("J. A. Hobson") do not end a sentence
+# 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
