@@ -4,10 +4,10 @@ answer to its question by three signals instead of one.
 Finding a short answer's words in a span does not prove that the span answers the question with
 them, so the entailment judge is asked whether the evidence supports it as the answer
 (`stages.guardrails`, route `short_answer`). That one P(yes) tells right short answers from
-SQuAD's near misses with AUC 0.83-0.84 on the answerability calibration split (SQuAD dev
-articles no model trains on), and in the llm_answers bench right bare answers it was lukewarm
-about were the largest share of the false positives. Two more views of the same question add
-what it misses (scripts/fit_short_answer_threshold.py --kind combined):
+SQuAD's near misses with AUC 0.826 / 0.878 on the two articles of the answerability calibration
+split (SQuAD dev articles no model trains on), and in the llm_answers bench right bare answers
+it was lukewarm about were the largest share of the false positives. Two more views of the same
+question add what it misses (scripts/fit_short_answer_signals.py fits them):
 
 - the judge again, asked whether the answer's whole sentence answers the question (the
   framing of the guardrails' answer check);
