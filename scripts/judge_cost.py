@@ -9,7 +9,7 @@ cached system prompt (`cache_n`), prompt tokens per second, and wall seconds. Ru
 machine; it writes bench/results/judge_cost.json.
 
 Usage:
-  python scripts/judge_cost.py [--calls 30] [--seed 3] [--out FILE]
+  python scripts/judge_cost.py [--calls 30] [--seed 3] [--focus-words N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -37,12 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument(
+        "--focus-words", type=int, help="evidence words per judgement (default: the config's)"
+    )
     args = parser.parse_args(argv)
     from flows.config import load_config
     from stages.guardrails import judge
     from stages.models import yesno
 
     config = load_config(ROOT / "configs" / "pipeline.yaml").stage_config("guardrails")
+    if args.focus_words:
+        config = config.model_copy(update={"judge_focus_words": args.focus_words})
     model = yesno.yes_no_model(config.llm)
     server = model._ready()
     articles = json.loads(TRAIN.read_text())["data"][5:]
