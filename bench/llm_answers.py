@@ -27,7 +27,9 @@ are reported apart: what a first ask would otherwise add).
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import logging
 import os
 import random
 import re
@@ -37,7 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from statistics import NormalDist
+from statistics import NormalDist, mean, median
 from typing import Any
 
 from bench import common
@@ -107,7 +109,8 @@ def evaluate_backend(set_dir: Path, store: Path, backend: str, caches: Path) -> 
     from flows.evaluation import evaluate
 
     started = time.perf_counter()
-    run = evaluate(set_dir, overrides=_overrides(backend, caches), store=store)
+    with llm_call_timings() as calls:
+        run = evaluate(set_dir, overrides=_overrides(backend, caches), store=store)
     axis = run.metrics["axes"]["end_to_end"]
     rows = run.per_question
     answerable = [r for r in rows if r["expected_behavior"] == "answer"]
@@ -126,8 +129,75 @@ def evaluate_backend(set_dir: Path, store: Path, backend: str, caches: Path) -> 
         "blocked": sum(r["status"] == "blocked" for r in rows),
         "generation_to_final_s_per_question": round(seconds / max(len(rows), 1), 2),
         "wall_s": round(time.perf_counter() - started, 1),
+        # issue 12's "cost per claim sent to the judge", on the claims this run really judged
+        "judge_calls": judge_cost([c for c in calls if _is_judgement(c)]),
     }
     return {"summary": summary, "rows": rows, "run": run}
+
+
+class _CallTimings(logging.Handler):
+    """Collects llama.cpp's own account of each request (`chat.log_timings`, at DEBUG), with
+    the pipeline stage that made it (from the executor's stage events)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.calls: list[dict[str, Any]] = []
+        self.stage: str | None = None
+
+    def on_stage(self, event: str, stage: str, result: Any = None) -> None:
+        self.stage = stage if event == "start" else None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        what = getattr(record, "llm_call", None)
+        if what:
+            fields = ("reused_tokens", "prompt_tokens", "prompt_s", "generation_s")
+            self.calls.append(
+                {"llm_call": what, "stage": self.stage}
+                | {f: getattr(record, f, None) for f in fields}
+            )
+
+
+@contextlib.contextmanager
+def llm_call_timings():
+    """The llama.cpp requests made inside the block, with their timings: prompt tokens read
+    and reused, seconds reading the prompt and generating, and the stage that asked."""
+    from flows.executor import off_stage_event, on_stage_event
+
+    logger = logging.getLogger("stages.models.chat")
+    handler, level = _CallTimings(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    on_stage_event(handler.on_stage)
+    try:
+        yield handler.calls
+    finally:
+        off_stage_event(handler.on_stage)
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _is_judgement(call: dict[str, Any]) -> bool:
+    """A guardrails yes/no evaluation, not a generation, probe, prefix priming or another
+    stage's yes/no (rerank's strict answerability). The revise rounds run outside the
+    executor's stage events, so a call with no stage is one of theirs."""
+    stage = call["stage"]
+    return call["llm_call"] == "evaluation" and (stage is None or stage.startswith("guardrails"))
+
+
+def judge_cost(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Seconds per yes/no judgement made (cache hits never reach the model): llama.cpp's prompt
+    reading plus generating time, which is nearly all of a judgement's wall time on 2 cores."""
+    seconds = sorted(float(c["prompt_s"] or 0) + float(c["generation_s"] or 0) for c in calls)
+    if not seconds:
+        return {"calls": 0}
+    return {
+        "calls": len(seconds),
+        "mean_s": round(mean(seconds), 3),
+        "median_s": round(median(seconds), 3),
+        "p95_s": round(seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))], 3),
+        "mean_prompt_tokens_read": round(mean(float(c["prompt_tokens"] or 0) for c in calls), 1),
+        "mean_prompt_tokens_reused": round(mean(float(c["reused_tokens"] or 0) for c in calls), 1),
+    }
 
 
 def _round(value: Any) -> Any:

@@ -54,6 +54,12 @@ def on_stage_event(callback: StageCallback) -> None:
     _callbacks.append(callback)
 
 
+def off_stage_event(callback: StageCallback) -> None:
+    """Unregister a listener `on_stage_event` registered (no error if it is not there)."""
+    if callback in _callbacks:
+        _callbacks.remove(callback)
+
+
 def _notify(event: str, stage: str, result: StageResult | None = None) -> None:
     for callback in _callbacks:
         callback(event, stage, result)

@@ -8,6 +8,11 @@ reports llama.cpp's own timings per call: prompt tokens read (`prompt_n`), token
 cached system prompt (`cache_n`), prompt tokens per second, and wall seconds. Run it on a quiet
 machine; it writes bench/results/judge_cost.json.
 
+Each pair's evidence is a whole SQuAD paragraph, so nearly every prompt carries the full
+`judge_focus_words` of evidence: the dearest judgement the stage makes. The pipeline's own
+evidence spans are shorter (about 30 words on the squad slices); `python -m bench llm_answers`
+reports the judgements a real run made (`judge_calls`).
+
 Usage:
   python scripts/judge_cost.py [--calls 30] [--seed 3] [--focus-words N] [--out FILE]
 """

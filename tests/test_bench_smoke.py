@@ -357,3 +357,36 @@ def test_the_llm_answers_bench_reports_how_well_the_gate_score_separates_drafts(
     # false positives <= 10 % and efficacy >= 60 %: d' = 1.2816 + 0.2533, AUC = Phi(d' / sqrt 2)
     assert figures["auc_needed_for_targets"] == gate_auc_needed(0.10, 0.60) == 0.8611
     assert gate_auc_needed(0.5, 0.5) == 0.5
+
+
+def test_the_llm_answers_bench_times_the_judgements_the_guardrails_made():
+    from bench.llm_answers import _is_judgement, judge_cost, llm_call_timings
+    from flows.executor import _callbacks, _notify
+    from stages.models.chat import log_timings
+
+    def timings(read: int, prompt_ms: float) -> dict:
+        return {
+            "cache_n": 125,
+            "prompt_n": read,
+            "prompt_ms": prompt_ms,
+            "predicted_n": 1,
+            "predicted_ms": 20.0,
+        }
+
+    listeners = len(_callbacks)
+    with llm_call_timings() as calls:
+        _notify("start", "rerank")
+        log_timings(timings(400, 4000.0), "evaluation")  # answerability, not the guardrails
+        _notify("done", "rerank")
+        _notify("start", "guardrails")
+        log_timings(timings(100, 980.0), "evaluation")
+        log_timings(timings(300, 3000.0), "generation")  # a probe: not a judgement
+        _notify("done", "guardrails")
+        log_timings(timings(150, 1480.0), "evaluation")  # a revise round's (no stage event)
+    log_timings(timings(100, 1000.0), "evaluation")  # after the block: not collected
+    assert [c["stage"] for c in calls] == ["rerank", "guardrails", "guardrails", None]
+    assert len(_callbacks) == listeners  # the stage listener is gone with the block
+    cost = judge_cost([c for c in calls if _is_judgement(c)])
+    assert (cost["calls"], cost["mean_s"], cost["median_s"], cost["p95_s"]) == (2, 1.25, 1.25, 1.5)
+    assert (cost["mean_prompt_tokens_read"], cost["mean_prompt_tokens_reused"]) == (125.0, 125.0)
+    assert judge_cost([]) == {"calls": 0}
