@@ -9,7 +9,7 @@ cached system prompt (`cache_n`), prompt tokens per second, and wall seconds. Ru
 machine; it writes bench/results/judge_cost.json.
 
 Each pair's evidence is a whole SQuAD paragraph, so nearly every prompt carries the full
-`judge_focus_words` of evidence: the dearest judgement the stage makes. The pipeline's own
+`judge_focus_words` of evidence: the costliest judgement the stage makes. The pipeline's own
 evidence spans are shorter (about 30 words on the squad slices); `python -m bench llm_answers`
 reports the judgements a real run made (`judge_calls`).
 
