@@ -455,6 +455,8 @@ app.add_typer(artifacts_app, name="artifacts")
 app.command("trace")(trace_command)
 app.command("backfill")(backfill_command)
 app.command("serve")(serve_command)
+# -- agent-run check (issue 42): registered below this line --
+# -- agent serving (issue 43): registered below this line --
 
 if __name__ == "__main__":
     app()
