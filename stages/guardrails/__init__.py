@@ -777,6 +777,55 @@ def check_versions(config: Config) -> list[str]:
     return sorted(versions)
 
 
+EVIDENCE_KEYS = ("evidence_id", "text", "title", "section_path", "doc_id", "char_start", "char_end")
+
+
+def check_answer(
+    answer: str,
+    evidence: dict[str, dict],
+    *,
+    question: str = "",
+    config: Config | None = None,
+    toolkit: Toolkit | None = None,
+    generated: bool = True,
+    tool_rows: list[dict] | None = None,
+) -> dict:
+    """The HallucinationReport dict of an answer someone else wrote (an LLM outside this
+    pipeline, an agent run, a bench): the public entry point of the ONE claim checker.
+
+    `evidence` maps evidence ids to {"text", "title", "section_path", "doc_id", "char_start",
+    "char_end"} (only "text" matters; missing keys are filled). `generated`: the answer was
+    written by an LLM (its short answers are judged against the question and its critical
+    claims may be probed when `config.consistency_probes` > 0). The answer is not redacted:
+    `redactions` is empty and `pii_detector` "none"."""
+    config = config or Config()
+    items = {
+        str(key): {k: (value or {}).get(k) for k in EVIDENCE_KEYS}
+        | {"evidence_id": str((value or {}).get("evidence_id") or key)}
+        | {"text": str((value or {}).get("text") or "")}
+        for key, value in evidence.items()
+    }
+    attribution = {"status": "answered", "answer": answer or "", "blocked_reason": None}
+    generation = {"backend": LLM_BACKENDS[0] if generated else "external"}
+    report = check(
+        attribution,
+        generation,
+        items,
+        config,
+        toolkit,
+        question=question,
+        tool_rows=tool_rows,
+    )
+    report.pop("recited_answer", None)
+    return {
+        **report,
+        "redactions": [],
+        "pii_detector": "none",
+        "check_versions": check_versions(config),
+        "version": VERSION,
+    }
+
+
 # ---------------------------------------------------------------- the stage
 
 
