@@ -1,0 +1,97 @@
+"""Settings of the agent-serving surfaces (configs/agents.yaml): the instruction texts a model
+gets with each tool result, API keys (hashed) -> principals, request limits, server defaults."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+DEFAULT_AGENTS_CONFIG = Path("configs/agents.yaml")
+ERROR_KINDS = ("timeout", "unavailable", "rate_limit", "auth", "unknown")
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+class AgentsConfigError(ValueError):
+    pass
+
+
+class Instructions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    success: str
+    low_relevance: str
+    not_found: str
+    technical_error: dict[str, str]
+
+    @field_validator("technical_error")
+    @classmethod
+    def _every_kind(cls, value: dict[str, str]) -> dict[str, str]:
+        missing = [k for k in ERROR_KINDS if not value.get(k)]
+        if missing:
+            raise ValueError(f"technical_error needs a text for {missing}")
+        return value
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_body_bytes: int = Field(65536, ge=1024)
+    max_query_chars: int = Field(2000, ge=10)
+    max_raw_chars: int = Field(50000, ge=100)
+    max_concurrent: int = Field(32, ge=1)
+    request_timeout_s: float = Field(30.0, gt=0)
+    llm_concurrency: int = Field(1, ge=1)
+    llm_queue_wait_s: float = Field(20.0, ge=0)
+    answer_timeout_s: float = Field(120.0, gt=0)
+
+
+class Bind(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+
+
+class AgentLoop(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(4, ge=1, le=10)
+
+
+class AgentsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    instructions: Instructions
+    confidence_check_query_types: list[str] = []
+    anonymous_principal: str | None = "employee"
+    api_keys: dict[str, str] = {}  # sha256 hex of a key -> principal
+    limits: Limits = Limits()
+    http: Bind = Bind()
+    mcp_http: Bind = Bind(port=8766)
+    agent: AgentLoop = AgentLoop()
+
+    @field_validator("api_keys")
+    @classmethod
+    def _hashed(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [k[:8] for k in value if not SHA256_RE.match(str(k))]
+        if bad:
+            raise ValueError(f"api_keys must be sha256 hex digests of the keys, got {bad} ...")
+        return value
+
+
+def load_agents_config(path: Path | str = DEFAULT_AGENTS_CONFIG, **overrides) -> AgentsConfig:
+    """configs/agents.yaml, validated; `overrides` replace top-level fields (tests, CLI)."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise AgentsConfigError(f"agents config not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise AgentsConfigError(f"{path}: invalid YAML: {exc}") from exc
+    try:
+        return AgentsConfig.model_validate({**raw, **overrides})
+    except ValidationError as exc:
+        raise AgentsConfigError(f"{path}: {exc}") from exc
