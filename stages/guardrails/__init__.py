@@ -44,12 +44,11 @@ passes). Final answers are schema-checked, then PII is redacted.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stages import contracts
 from stages.common import citations
@@ -59,7 +58,14 @@ from stages.guardrails import consistency, groundedness, judge, pii, short_answe
 from stages.guardrails.answers import REFUSAL_TEMPLATES as REFUSAL_TEMPLATES  # re-exported
 from stages.guardrails.answers import final_answer
 from stages.guardrails.answers import report_to_json as report_to_json  # re-exported
-from stages.guardrails.groundedness import CheckResult, follows_injection
+from stages.guardrails.config import LEGACY_LLM_KEYS as LEGACY_LLM_KEYS  # re-exported
+from stages.guardrails.config import Config  # the stage's settings (configs/guardrails.yaml)
+from stages.guardrails.gate import aggregate, decide
+from stages.guardrails.groundedness import CheckResult as CheckResult  # re-exported
+from stages.guardrails.groundedness import follows_injection
+from stages.guardrails.verify import ClaimScore, claim_status, verify_claim
+from stages.guardrails.verify import is_short_answer as is_short_answer  # re-exported
+from stages.guardrails.verify import short_answer_probability as short_answer_probability
 from stages.models import chat, onnx_pairs, settings
 from stages.models.errors import LLMError
 
@@ -79,75 +85,6 @@ PER_QUESTION = True  # cached and batched per question
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_threads")
-LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
-
-
-class Config(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    # gate
-    emit_threshold: float = Field(0.85, ge=0, le=1)
-    revise_threshold: float = Field(0.6, ge=0, le=1, description="below: claim 'unsupported'")
-    block_threshold: float = Field(0.4, ge=0, le=1, description="a critical claim below blocks")
-    aggregate: Literal["min", "weighted_mean"] = "min"
-    critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
-    max_revise_rounds: int = Field(2, ge=0, le=5)
-    revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")
-    # claims and support
-    decomposer: Literal["rules", "llm"] = "rules"
-    judge: Literal["llm", "nli", "none"] = "llm"
-    # Chosen on HaluEval QA records 1-100 and the paraphrase pairs' dev split (configs/
-    # guardrails.yaml says how); held-out figures on HaluEval 101-500 and the pairs' test split.
-    judge_threshold: float = Field(
-        0.9, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
-    )
-    prefilter_lexical: float = Field(
-        0.2, ge=0, le=1, description="below this share of content words, no judge call"
-    )
-    short_answer_words: int = Field(
-        6,
-        ge=0,
-        description="an LLM's verbatim claim of at most this many words is judged with its "
-        "question; 0 = never",
-    )
-    # The judge's P(yes) for a proposed answer to a question runs lower than for a whole claim:
-    # its own threshold, chosen by scripts/fit_short_answer_threshold.py (not on an eval set).
-    short_answer_threshold: float = Field(
-        0.95, gt=0, le=1, description="judge P(yes) that fully supports a short answer"
-    )
-    # An LLM answer made only of sentences copied from its evidence is supported, but copying a
-    # sentence does not make it an answer to this question: one judge call asks that
-    # (scripts/fit_short_answer_threshold.py --kind sentence chose the threshold); 0 = off.
-    answer_sentence_threshold: float = Field(
-        0.0, ge=0, le=1, description="judge P(yes) that a copied answer answers the question"
-    )
-    # A short answer judged by three signals (stages/guardrails/short_answers.py); then
-    # short_answer_threshold applies to their combined probability. None: the judge's alone.
-    short_answer_signals: short_answers.ShortAnswerSignals | None = None
-    # The judge reads the cited spans cut to the sentences that bear on the claim, at most this
-    # many words: its prompt is read at about 60 tokens/s on 2 cores (stages/guardrails/judge.py).
-    judge_focus_words: int = Field(80, ge=10, le=2000, description="evidence words per judgement")
-    judge_cache_dir: str | None = "artifacts/_judge_cache"
-    identifier_allowlist: list[str] = Field(default_factory=list)
-    # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
-    llm: settings.LLMSettings = settings.LLMSettings()
-    nli_model_path: str | None = None
-    nli_entailment_label: str = "entailment"
-    # self-consistency probes (LLM generators only)
-    # 2: greedy probes repeat themselves; bench llm_answers replayed 17 probed claims with 2
-    # probes instead of 3: the same decision for all 17, with half the model calls
-    consistency_probes: int = Field(2, ge=0, le=5, description="0 turns probes off")
-    min_agreement: float = Field(0.5, ge=0, le=1)
-    # PII
-    redact_pii: list[str] = Field(["email", "phone", "iban", "card_number", "national_id"])
-    pii_engine: Literal["auto", "presidio", "regex"] = "auto"
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_llm_keys(cls, data: Any) -> Any:
-        return settings.fold_legacy_keys(data, LEGACY_LLM_KEYS)
-
 
 # ---------------------------------------------------------------- the judge and the LLM client
 
@@ -210,230 +147,6 @@ def make_judge(config: Config) -> judge.Judge:
             config.judge_focus_words,
         )
     return judge.llm_judge(config.llm, config.judge_cache_dir, config.judge_focus_words)
-
-
-# ---------------------------------------------------------------- one claim
-
-
-@dataclass
-class ClaimScore:
-    score: float
-    critical: bool
-    judge: str  # verbatim | llm | nli | none | skipped | error
-    checks: list[CheckResult] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
-    error: bool = False
-    # how the claim was decided: check (a deterministic check proved it wrong) | verbatim |
-    # prefilter (too few of its words in the spans to ask) | judge | short_answer (the judge, on
-    # an LLM's short answer to the question) | lexical (no judge) | error
-    route: str = "judge"
-
-
-def verify_claim(
-    text: str,
-    spans: list[str],
-    config: Config,
-    toolkit: Toolkit | None = None,
-    *,
-    question: str | None = None,
-    cited: list[str] | None = None,
-    known_ids: set[str] | None = None,
-    allowed: str = "",
-    generated: bool = False,
-    headings: str = "",
-    part: bool = False,
-    title: str = "",
-) -> ClaimScore:
-    """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
-
-    Routed by what can be proven: a deterministic check that fails scores 0; a claim found in a
-    span after normalisation scores 1; one sharing less than `prefilter_lexical` of its words
-    with the spans is unsupported without asking; everything else goes to the judge, which sees
-    the claim, the spans and `question` (whose words also count as known for the pre-filter).
-
-    A short answer an LLM `generated` ("1685", "Pierre Bayle", "€12 per user per month") is the
-    exception to "verbatim is supported": its words occurring in a span do not say the span
-    answers the question with them (the year of another event, the Starter price for the
-    Enterprise question), so it goes to the judge as a proposed answer to `question`.
-
-    `part`: the claim is one of several of its answer, so the judge asks whether it supports
-    that part, not whether it answers the whole (a two-part question) question.
-    """
-    checks = groundedness.deterministic_checks(
-        text,
-        spans,
-        cited=cited,
-        known_ids=known_ids,
-        allowed=allowed,
-        context=question or "",
-        headings=headings,
-    )
-    lexical = checks[-1]
-    hard = min((c.score for c in checks if c.name != "lexical"), default=1.0)
-    critical = groundedness.is_critical(text, checks)
-    reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
-    if hard == 0.0:
-        return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
-    short_answer = generated and bool(question) and is_short_answer(text, config)
-    if groundedness.is_verbatim(text, spans) and not short_answer:
-        return ClaimScore(1.0, critical, "verbatim", checks, reasons, route="verbatim")
-    if toolkit is None or config.judge == "none":
-        score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
-        score.route = "lexical"
-        return score
-    if lexical.score < config.prefilter_lexical:
-        reasons = reasons + lexical.reasons
-        return ClaimScore(lexical.score, critical, "skipped", checks, reasons, route="prefilter")
-    try:
-        verdict = toolkit.judge().judge(
-            groundedness.strip_lead_in(text), spans, question, part=part and not short_answer
-        )
-    except judge.JudgeError as exc:
-        why = f"entailment judge failed: {str(exc)[:200]}"
-        return ClaimScore(
-            0.0, critical, "error", checks, [*reasons, why], error=True, route="error"
-        )
-    if toolkit is not None and not verdict.cached:
-        toolkit.judge_calls += 1
-    p_supported = verdict.score
-    if short_answer and config.short_answer_signals is not None:
-        try:
-            p_supported = short_answer_probability(
-                strip_markers(groundedness.strip_lead_in(text)).strip(),
-                spans,
-                question or "",
-                verdict.score,
-                config.short_answer_signals,
-                toolkit,
-                title,
-            )
-        except (judge.JudgeError, onnx_pairs.PairModelError) as exc:
-            why = f"short-answer signals failed: {str(exc)[:200]}"
-            return ClaimScore(
-                0.0, critical, "error", checks, [*reasons, why], error=True, route="error"
-            )
-    threshold = config.short_answer_threshold if short_answer else config.judge_threshold
-    support = min(1.0, p_supported / threshold)
-    if support < config.emit_threshold:
-        reasons.append(f"the {verdict.backend} judge finds it unsupported (p={p_supported:.2f})")
-    route = "short_answer" if short_answer else "judge"
-    return ClaimScore(support, critical, verdict.backend, checks, reasons, route=route)
-
-
-def short_answer_probability(
-    answer: str,
-    spans: list[str],
-    question: str,
-    p_answer: float,
-    signals: short_answers.ShortAnswerSignals,
-    toolkit: Toolkit,
-    title: str = "",
-) -> float:
-    """P(a short answer is right) from the judge's P(yes) on it, the judge's P(yes) on the
-    sentence that holds it (asked as the answer to the question), and the pair model's logit
-    for that sentence (stages/guardrails/short_answers.py). Raises JudgeError / PairModelError."""
-    sentence = short_answers.answer_sentence(answer, spans) or (spans[0] if spans else answer)
-    p_sentence = pair_logit = None
-    if signals.sentence_weight:
-        verdict = toolkit.judge().judge(sentence, [sentence], question)
-        if not verdict.cached:
-            toolkit.judge_calls += 1
-        p_sentence = verdict.score
-    if signals.pair_weight:
-        pair_logit = onnx_pairs.sentence_logit(toolkit.pair_scorer(), question, sentence, title)
-    return short_answers.combined(signals, p_answer, p_sentence, pair_logit)
-
-
-def is_short_answer(text: str, config: Config) -> bool:
-    """At most `short_answer_words` words, markers and a lead-in aside: judged as an answer to
-    the question (route `short_answer`); bench llm_answers counts bare drafts by the same rule."""
-    words = strip_markers(groundedness.strip_lead_in(text)).split()
-    return 0 < len(words) <= config.short_answer_words
-
-
-def claim_status(score: ClaimScore, config: Config) -> str:
-    if score.error:
-        return "error"
-    if score.score >= config.emit_threshold:
-        return "supported"
-    return "weak" if score.score >= config.revise_threshold else "unsupported"
-
-
-# ---------------------------------------------------------------- the gate
-
-
-def aggregate(claims: list[dict], config: Config) -> float:
-    if not claims:
-        return 0.0
-    if config.aggregate == "min":
-        return min(c["score"] for c in claims)
-    weights = [config.critical_weight if c["critical"] else 1.0 for c in claims]
-    return sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
-
-
-def decide(
-    claims: list[dict],
-    overall: float,
-    *,
-    config: Config,
-    hard_reasons: list[str],
-    divergent: list[str],
-    rejected_tools: list[str],
-    revise_round: int,
-    answer_check: dict | None = None,
-    question: str = "",
-    miscited: list[str] | None = None,
-) -> tuple[str, list[str], list[str]]:
-    """(action, reasons, feedback) from the scored claims and the answer-level findings.
-
-    A critical claim below `block_threshold` blocks at once, unless it is `miscited`: its figure
-    or name is in evidence it did not cite, which a revise round can fix."""
-    reasons = list(hard_reasons)
-    errors = any(c["status"] == "error" for c in claims) or (
-        answer_check is not None and answer_check["status"] == "error"
-    )
-    if errors:
-        reasons.append("technical error: a claim could not be checked")
-    if rejected_tools:
-        reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
-    if not claims:
-        reasons.append("no claims to verify")
-    weak = [c for c in claims if c["score"] < config.emit_threshold]
-    critical_low = [
-        c
-        for c in weak
-        if c["critical"]
-        and c["score"] < config.block_threshold
-        and c["text"] not in (miscited or [])
-    ]
-    if weak:
-        reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
-    if divergent:
-        reasons.append(f"self-consistency probes diverge on {len(divergent)} critical claim(s)")
-    feedback = [
-        f'Unsupported claim: "{c["text"]}" ({"; ".join(c["reasons"]) or "not in the evidence"})'
-        for c in weak
-    ] + [f'Inconsistent claim: "{text}" (probes gave a different value)' for text in divergent]
-    if answer_check is not None and answer_check["status"] == "unsupported":
-        reasons.append(
-            f"the answer is copied from the evidence but does not answer the question "
-            f"(p={answer_check['p_yes']:.2f})"
-        )
-        feedback.append(
-            f'The answer does not answer the question "{question}": answer exactly what it '
-            "asks from the evidence, or refuse if the evidence does not say"
-        )
-    if not reasons:
-        return "emit", [], []
-    if hard_reasons or rejected_tools or not claims or errors:
-        return "block", reasons, feedback
-    if critical_low:
-        reasons.append(f"{len(critical_low)} critical claim(s) below {config.block_threshold}")
-        return "block", reasons, feedback
-    if revise_round >= config.max_revise_rounds:
-        reasons.append(f"revisions exhausted ({revise_round} of {config.max_revise_rounds})")
-        return "block", reasons, feedback
-    return "revise", reasons, feedback
 
 
 # ---------------------------------------------------------------- one answer

@@ -1,0 +1,80 @@
+"""The guardrails stage's settings (configs/guardrails.yaml): its own module so that the
+per-claim checker and the gate, which read it, import no package that imports them back."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+import stages.guardrails.short_answers as short_answers
+from stages.models import settings
+
+LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_threads")
+LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # gate
+    emit_threshold: float = Field(0.85, ge=0, le=1)
+    revise_threshold: float = Field(0.6, ge=0, le=1, description="below: claim 'unsupported'")
+    block_threshold: float = Field(0.4, ge=0, le=1, description="a critical claim below blocks")
+    aggregate: Literal["min", "weighted_mean"] = "min"
+    critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
+    max_revise_rounds: int = Field(2, ge=0, le=5)
+    revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")
+    # claims and support
+    decomposer: Literal["rules", "llm"] = "rules"
+    judge: Literal["llm", "nli", "none"] = "llm"
+    # Chosen on HaluEval QA records 1-100 and the paraphrase pairs' dev split (configs/
+    # guardrails.yaml says how); held-out figures on HaluEval 101-500 and the pairs' test split.
+    judge_threshold: float = Field(
+        0.9, gt=0, le=1, description="judge P(yes) at or above this counts as fully supported"
+    )
+    prefilter_lexical: float = Field(
+        0.2, ge=0, le=1, description="below this share of content words, no judge call"
+    )
+    short_answer_words: int = Field(
+        6,
+        ge=0,
+        description="an LLM's verbatim claim of at most this many words is judged with its "
+        "question; 0 = never",
+    )
+    # The judge's P(yes) for a proposed answer to a question runs lower than for a whole claim:
+    # its own threshold, chosen by scripts/fit_short_answer_threshold.py (not on an eval set).
+    short_answer_threshold: float = Field(
+        0.95, gt=0, le=1, description="judge P(yes) that fully supports a short answer"
+    )
+    # An LLM answer made only of sentences copied from its evidence is supported, but copying a
+    # sentence does not make it an answer to this question: one judge call asks that
+    # (scripts/fit_short_answer_threshold.py --kind sentence chose the threshold); 0 = off.
+    answer_sentence_threshold: float = Field(
+        0.0, ge=0, le=1, description="judge P(yes) that a copied answer answers the question"
+    )
+    # A short answer judged by three signals (stages/guardrails/short_answers.py); then
+    # short_answer_threshold applies to their combined probability. None: the judge's alone.
+    short_answer_signals: short_answers.ShortAnswerSignals | None = None
+    # The judge reads the cited spans cut to the sentences that bear on the claim, at most this
+    # many words: its prompt is read at about 60 tokens/s on 2 cores (stages/guardrails/judge.py).
+    judge_focus_words: int = Field(80, ge=10, le=2000, description="evidence words per judgement")
+    judge_cache_dir: str | None = "artifacts/_judge_cache"
+    identifier_allowlist: list[str] = Field(default_factory=list)
+    # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
+    llm: settings.LLMSettings = settings.LLMSettings()
+    nli_model_path: str | None = None
+    nli_entailment_label: str = "entailment"
+    # self-consistency probes (LLM generators only)
+    # 2: greedy probes repeat themselves; bench llm_answers replayed 17 probed claims with 2
+    # probes instead of 3: the same decision for all 17, with half the model calls
+    consistency_probes: int = Field(2, ge=0, le=5, description="0 turns probes off")
+    min_agreement: float = Field(0.5, ge=0, le=1)
+    # PII
+    redact_pii: list[str] = Field(["email", "phone", "iban", "card_number", "national_id"])
+    pii_engine: Literal["auto", "presidio", "regex"] = "auto"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_llm_keys(cls, data: Any) -> Any:
+        return settings.fold_legacy_keys(data, LEGACY_LLM_KEYS)

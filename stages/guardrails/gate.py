@@ -1,0 +1,80 @@
+"""The answer-level gate of the guardrails: claim scores combined (`aggregate`) and the
+emit / revise / block decision (`decide`). Re-exported by `stages.guardrails`."""
+
+from __future__ import annotations
+
+from stages.guardrails.config import Config
+
+
+def aggregate(claims: list[dict], config: Config) -> float:
+    if not claims:
+        return 0.0
+    if config.aggregate == "min":
+        return min(c["score"] for c in claims)
+    weights = [config.critical_weight if c["critical"] else 1.0 for c in claims]
+    return sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
+
+
+def decide(
+    claims: list[dict],
+    overall: float,
+    *,
+    config: Config,
+    hard_reasons: list[str],
+    divergent: list[str],
+    rejected_tools: list[str],
+    revise_round: int,
+    answer_check: dict | None = None,
+    question: str = "",
+    miscited: list[str] | None = None,
+) -> tuple[str, list[str], list[str]]:
+    """(action, reasons, feedback) from the scored claims and the answer-level findings.
+
+    A critical claim below `block_threshold` blocks at once, unless it is `miscited`: its figure
+    or name is in evidence it did not cite, which a revise round can fix."""
+    reasons = list(hard_reasons)
+    errors = any(c["status"] == "error" for c in claims) or (
+        answer_check is not None and answer_check["status"] == "error"
+    )
+    if errors:
+        reasons.append("technical error: a claim could not be checked")
+    if rejected_tools:
+        reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
+    if not claims:
+        reasons.append("no claims to verify")
+    weak = [c for c in claims if c["score"] < config.emit_threshold]
+    critical_low = [
+        c
+        for c in weak
+        if c["critical"]
+        and c["score"] < config.block_threshold
+        and c["text"] not in (miscited or [])
+    ]
+    if weak:
+        reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
+    if divergent:
+        reasons.append(f"self-consistency probes diverge on {len(divergent)} critical claim(s)")
+    feedback = [
+        f'Unsupported claim: "{c["text"]}" ({"; ".join(c["reasons"]) or "not in the evidence"})'
+        for c in weak
+    ] + [f'Inconsistent claim: "{text}" (probes gave a different value)' for text in divergent]
+    if answer_check is not None and answer_check["status"] == "unsupported":
+        reasons.append(
+            f"the answer is copied from the evidence but does not answer the question "
+            f"(p={answer_check['p_yes']:.2f})"
+        )
+        feedback.append(
+            f'The answer does not answer the question "{question}": answer exactly what it '
+            "asks from the evidence, or refuse if the evidence does not say"
+        )
+    if not reasons:
+        return "emit", [], []
+    if hard_reasons or rejected_tools or not claims or errors:
+        return "block", reasons, feedback
+    if critical_low:
+        reasons.append(f"{len(critical_low)} critical claim(s) below {config.block_threshold}")
+        return "block", reasons, feedback
+    if revise_round >= config.max_revise_rounds:
+        reasons.append(f"revisions exhausted ({revise_round} of {config.max_revise_rounds})")
+        return "block", reasons, feedback
+    return "revise", reasons, feedback
