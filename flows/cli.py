@@ -457,6 +457,12 @@ app.command("backfill")(backfill_command)
 app.command("serve")(serve_command)
 # -- agent-run check (issue 42): registered below this line --
 # -- agent serving (issue 43): registered below this line --
+from flows.agents import commands as agent_commands  # noqa: E402 - registered here
+
+app.command("api")(agent_commands.api)
+app.command("mcp")(agent_commands.mcp)
+app.command("tools")(agent_commands.tools)
+app.command("agent")(agent_commands.agent)
 
 if __name__ == "__main__":
     app()

@@ -167,7 +167,9 @@ class Engine:
         state, score = status["state"], status["confidence"]
         if state == "technical_error":
             log.warning("technical error: %s", status["error"])  # the log only, never the agent
-            return results.technical_error(self.agents, query, error_kind(status["error"]), query_type)
+            return results.technical_error(
+                self.agents, query, error_kind(status["error"]), query_type
+            )
         if state not in ("success", "low_relevance"):
             unwritten = status["unwritten_names"] or None
             return results.not_found(
@@ -177,7 +179,13 @@ class Engine:
         if not sources:
             return results.not_found(self.agents, query, query_type, score=score, attempts=attempts)
         return results.with_content(
-            self.agents, state, query, sources, query_type=query_type, score=score, attempts=attempts
+            self.agents,
+            state,
+            query,
+            sources,
+            query_type=query_type,
+            score=score,
+            attempts=attempts,
         )
 
     # ---------------------------------------------------------------- answer

@@ -107,7 +107,9 @@ class ToolResult(BaseModel):
 def instruction_for(agents: AgentsConfig, state: str, error_kind: str | None = None) -> str:
     texts = agents.instructions
     if state == "technical_error":
-        return texts.technical_error.get(error_kind or "unknown") or texts.technical_error["unknown"]
+        return (
+            texts.technical_error.get(error_kind or "unknown") or texts.technical_error["unknown"]
+        )
     return {"success": texts.success, "low_relevance": texts.low_relevance}.get(
         state, texts.not_found
     )

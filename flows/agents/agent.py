@@ -1,0 +1,134 @@
+"""`grounding agent "question"`: a small reference agent loop, end to end.
+
+The model (the local GGUF through llama.cpp, or any OpenAI-compatible server: the shared `llm`
+block of the generation stage, or --base-url) gets the `search_knowledge_base` tool; each call
+runs the engine's search for this process's principal and goes back to the model as an OpenAI
+`tool` message carrying the grounded result and its instruction. The model answers from it.
+The whole run (messages, tools) is returned, and checked by the agent-run detector when it is
+installed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import httpx
+
+from flows.agents import tools
+from flows.agents.engine import Engine, jsonable
+from flows.agents.http_api import load_check_run
+from stages.models import chat
+from stages.models.errors import LLMError
+from stages.models.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+SYSTEM = (
+    "You answer employees' questions about the company. Always call search_knowledge_base "
+    "first. Follow the instruction in each tool result exactly: answer only from its content "
+    "and cite the source title; when is_error is true, do not answer from your own knowledge."
+)
+
+
+class ToolModel:
+    """One chat turn with tool declarations: llama.cpp in process, or an OpenAI-compatible
+    server. Returns the assistant message (content and/or tool_calls)."""
+
+    def __init__(self, settings: LLMSettings, max_tokens: int = 300) -> None:
+        self.settings = settings
+        self.max_tokens = max_tokens
+
+    def turn(self, messages: list[dict], declared: list[dict], choice: str) -> dict[str, Any]:
+        request = {
+            "messages": messages,
+            "tools": declared,
+            "tool_choice": choice,
+            "temperature": 0.0,
+            "seed": 0,
+            "max_tokens": self.max_tokens,
+        }
+        if self.settings.backend == "openai_compatible":
+            return self._remote(request)
+        client = chat.chat_client(self.settings, max_tokens=self.max_tokens)
+        try:
+            body = client.server.handle_chat_completions(request)  # type: ignore[attr-defined]
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"llama.cpp tool call failed: {exc}") from exc
+        return chat.server_reply(body, "agent")["choices"][0]["message"]
+
+    def _remote(self, request: dict[str, Any]) -> dict[str, Any]:
+        base = self.settings.server_base_url()
+        if not base:
+            raise LLMError("llm.base_url (or GROUNDING_LLM_BASE_URL) is not set")
+        key = self.settings.server_api_key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        payload = {**request, "model": self.settings.server_model()}
+        try:
+            response = httpx.post(
+                f"{base.rstrip('/')}/chat/completions",
+                json=payload,
+                headers=headers,
+                timeout=self.settings.timeout_s,
+            )
+            response.raise_for_status()
+            return response.json()["choices"][0]["message"]
+        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+            raise LLMError(f"chat completion failed: {exc}") from exc
+
+
+def run_agent(
+    engine: Engine, model: ToolModel, question: str, principal: str, max_turns: int = 4
+) -> dict[str, Any]:
+    """The agent's run: it must search first, then may search again or answer."""
+    declared = tools.declarations("openai", ["search_knowledge_base"])
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": question},
+    ]
+    grounded = []
+    answer = None
+    for turn in range(max_turns):
+        last = turn == max_turns - 1
+        choice = "required" if turn == 0 else ("none" if last else "auto")
+        message = model.turn(messages, declared, choice)
+        calls = message.get("tool_calls") or []
+        messages.append(
+            {
+                "role": "assistant",
+                "content": message.get("content") or "",
+                **({"tool_calls": calls} if calls else {}),
+            }
+        )
+        if not calls:
+            answer = message.get("content") or ""
+            break
+        for number, call in enumerate(calls):
+            call_id = call.get("id") or f"call_{turn}_{number}"
+            call["id"] = call_id
+            result = _call_search(engine, call, principal, question)
+            grounded.append(result.model_dump(mode="json"))
+            messages.append(result.openai_message(call_id))
+    run = {"messages": messages, "tools": declared}
+    report = None
+    check_run = load_check_run()
+    if check_run is not None and answer is not None:
+        try:
+            report = check_run(run)
+            report = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
+        except Exception as exc:  # the check is advice; the run stands without it
+            log.warning("agent-run check failed: %s", exc)
+    return {"answer": answer, "tool_results": grounded, "run": run, "report": jsonable(report)}
+
+
+def _call_search(engine: Engine, call: dict[str, Any], principal: str, question: str):
+    function = call.get("function") or {}
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except ValueError:
+        arguments = {}
+    query = str(arguments.get("query") or question)
+    query_type = arguments.get("query_type")
+    if query_type not in tools.QUERY_TYPE["enum"]:
+        query_type = None
+    return engine.search(query, principal, query_type)

@@ -1,0 +1,169 @@
+"""The CLI commands `grounding api | mcp | tools | agent` (registered in flows/cli.py).
+Heavy imports (FastAPI, the SDK, the stages) happen when a command runs, so --help stays fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
+AgentsOption = Annotated[
+    Path, typer.Option("--agents-config", help="Agent serving config: instructions, keys, limits.")
+]
+SetOption = Annotated[
+    list[str], typer.Option("--set", help="Override a pipeline setting: key=value.")
+]
+DEFAULT_CONFIG = Path("configs/pipeline.yaml")
+DEFAULT_AGENTS = Path("configs/agents.yaml")
+
+
+class ToolFormat(StrEnum):
+    openai = "openai"
+    anthropic = "anthropic"
+
+
+class Transport(StrEnum):
+    stdio = "stdio"
+    http = "http"
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _engine(config: Path, agents_config: Path, overrides: list[str]):
+    """The shared engine (index found or built once), or a one-line error and exit 2."""
+    from flows.agents.engine import Engine
+    from flows.agents.settings import AgentsConfigError, load_agents_config
+    from flows.config import ConfigError, load_config, parse_overrides
+
+    try:
+        agents = load_agents_config(agents_config)
+        settings = load_config(config, parse_overrides(overrides))
+    except (AgentsConfigError, ConfigError) as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo("loading the index…", err=True)
+    return Engine(settings, agents)
+
+
+def _checked_bind(engine, host: str) -> None:
+    from flows.agents.auth import StartError, check_start
+
+    try:
+        check_start(engine.agents, host, engine.principals)
+    except StartError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def api(
+    host: Annotated[str | None, typer.Option(help="Bind address (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
+    config: ConfigOption = DEFAULT_CONFIG,
+    agents_config: AgentsOption = DEFAULT_AGENTS,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
+) -> None:
+    """Serve the knowledge base as grounded tools over HTTP: /v1/search, /v1/answer, /v1/check,
+    /v1/ground-tool-result, /health; the OpenAPI page at /docs. Refuses a non-loopback --host
+    while configs/agents.yaml has no API keys."""
+    import uvicorn
+
+    from flows.agents.http_api import create_app
+
+    engine = _engine(config, agents_config, set_)
+    host = host or engine.agents.http.host
+    port = engine.agents.http.port if port is None else port
+    _checked_bind(engine, host)
+    typer.echo(f"grounding API on http://{host}:{port} (OpenAPI: /docs)", err=True)
+    uvicorn.run(create_app(engine), host=host, port=port, log_level="warning")
+
+
+def mcp(
+    transport: Annotated[
+        Transport, typer.Option(help="stdio (a client starts this process) or http.")
+    ] = Transport.stdio,
+    host: Annotated[str | None, typer.Option(help="http: bind address.")] = None,
+    port: Annotated[int | None, typer.Option(help="http: port (default 8766).")] = None,
+    config: ConfigOption = DEFAULT_CONFIG,
+    agents_config: AgentsOption = DEFAULT_AGENTS,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
+) -> None:
+    """Serve the MCP tools search_knowledge_base, answer_with_citations and check_answer, over
+    stdio (the caller's key in GROUNDING_API_KEY) or streamable HTTP at /mcp."""
+    from flows.agents import mcp_server
+
+    if transport is Transport.stdio:
+        engine = _engine(config, agents_config, set_)
+        mcp_server.serve_stdio(engine)
+        return
+    import uvicorn
+
+    engine = _engine(config, agents_config, set_)
+    host = host or engine.agents.mcp_http.host
+    port = engine.agents.mcp_http.port if port is None else port
+    _checked_bind(engine, host)
+    typer.echo(f"grounding MCP on http://{host}:{port}/mcp", err=True)
+    uvicorn.run(mcp_server.http_app(engine, host), host=host, port=port, log_level="warning")
+
+
+def tools(
+    format: Annotated[ToolFormat, typer.Option("--format", help="Declaration format.")] = (
+        ToolFormat.openai
+    ),
+) -> None:
+    """Print the tool declarations (JSON) for agent code that calls the HTTP API itself."""
+    from flows.agents.tools import declarations
+
+    typer.echo(json.dumps(declarations(format.value), indent=2))
+
+
+def agent(
+    question: Annotated[str, typer.Argument(help="The question for the agent.")],
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="An OpenAI-compatible server with tool calling; default: local GGUF."),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name on --base-url.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole run as JSON.")] = False,
+    config: ConfigOption = DEFAULT_CONFIG,
+    agents_config: AgentsOption = DEFAULT_AGENTS,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
+) -> None:
+    """Run the reference agent: a model with the search_knowledge_base tool answers the
+    question from grounded results. The principal comes from GROUNDING_API_KEY (else the
+    anonymous one). Exits 1 when the model cannot be reached."""
+    from flows.agents.agent import ToolModel, run_agent
+    from flows.agents.auth import AuthError, principal_for
+    from stages.models.errors import LLMError
+
+    engine = _engine(config, agents_config, set_)
+    try:
+        principal = principal_for(engine.agents, os.environ.get("GROUNDING_API_KEY"))
+    except AuthError as exc:
+        raise _fail(str(exc)) from exc
+    settings = engine.config.stage_config("generation").llm
+    if base_url:
+        update = {"backend": "openai_compatible", "base_url": base_url}
+        settings = settings.model_copy(update={**update, **({"model": model} if model else {})})
+    try:
+        run = run_agent(
+            engine, ToolModel(settings), question, principal, engine.agents.agent.max_turns
+        )
+    except LLMError as exc:
+        typer.echo(f"error: the model failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    if as_json:
+        typer.echo(json.dumps(run, indent=2, ensure_ascii=False, default=str))
+        return
+    for result in run["tool_results"]:
+        typer.echo(f"search {result['query']!r}: {result['status']}", err=True)
+    typer.echo(run["answer"] if run["answer"] is not None else "(no answer within the turns)")
+    if run["report"]:
+        typer.echo(f"check: {run['report'].get('action')}", err=True)
+    sys.exit(0)
