@@ -153,7 +153,7 @@ def test_markdown_images_are_figures_and_an_empty_alt_adds_nothing(documents):
 
 def test_a_too_deep_html_page_still_reads_its_alt_text():
     html = "<div>" * 30 + '<p>Intro.</p><img alt="Floor plan of level 3">' + "</div>" * 30
-    assert "Figure: Floor plan of level 3." in ingestion._flat_html_text(html)
+    assert "Figure: Floor plan of level 3." in ingestion.html_text._flat_html_text(html)
 
 
 # ---------------------------------------------------------------- table row anchors

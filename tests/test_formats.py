@@ -267,7 +267,9 @@ def read(data: bytes, options) -> list[Block]:
 
 def test_ocr_blocks_anchors_flow_through_unchanged(tmp_path, monkeypatch):
     monkeypatch.setitem(READER_MODULES, ".scan", __name__)
-    monkeypatch.setattr(ingestion, "DOCUMENT_SUFFIXES", (*ingestion.DOCUMENT_SUFFIXES, ".scan"))
+    monkeypatch.setattr(
+        ingestion.assembly, "DOCUMENT_SUFFIXES", (*ingestion.DOCUMENT_SUFFIXES, ".scan")
+    )
     (tmp_path / "invoice.scan").write_bytes(b"pixels")
     outcome = ingest(tmp_path)
     [document] = outcome["documents"]
@@ -425,4 +427,4 @@ def test_docx_pictures_are_read_from_their_alt_text_in_place_and_never_invented(
 
 def test_a_docx_without_alt_text_is_passed_to_the_parser_unchanged():
     data = _docx_with_pictures([""])
-    assert ingestion._with_alt_text(data) is data
+    assert ingestion.word._with_alt_text(data) is data

@@ -55,7 +55,7 @@ def counted(monkeypatch):
         calls["embedded"].extend(texts)
         return embed(spec, texts, *args, **kwargs)
 
-    monkeypatch.setattr(ingestion, "parse_document", counting_parse)
+    monkeypatch.setattr(ingestion.assembly, "parse_document", counting_parse)
     monkeypatch.setattr(embeddings, "embed", counting_embed)
 
     def take() -> dict[str, list[str]]:
@@ -240,13 +240,13 @@ def hashed(monkeypatch):
 
     monkeypatch.setattr(stat_cache, "RACY_WINDOW_NS", 0)
     names: list[str] = []
-    original = ingestion._file_sha256
+    original = ingestion.snapshot._file_sha256
 
     def counting(path):
         names.append(Path(path).name)
         return original(path)
 
-    monkeypatch.setattr(ingestion, "_file_sha256", counting)
+    monkeypatch.setattr(ingestion.snapshot, "_file_sha256", counting)
 
     def take() -> list[str]:
         taken = sorted(names)

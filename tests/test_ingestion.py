@@ -89,7 +89,7 @@ def test_tables_are_kept_whole(sample_tables):
 def test_chunk_size_is_respected_except_for_whole_tables():
     text = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(200))
     blocks = [ingestion.Block("heading", "Title", None), ingestion.Block("text", text, None)]
-    ingestion._layout(blocks)
+    ingestion.parsing._layout(blocks)
     spans = ingestion.chunk_spans(blocks, size=300, overlap=80)
     assert len(spans) > 5
     for pieces in spans:
