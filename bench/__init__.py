@@ -27,4 +27,5 @@ BENCHES = {
     "embeddings": "bench.embeddings",
     "setup": "bench.setup",
     "veto_ceiling": "bench.veto_ceiling",
+    "ragtruth": "bench.ragtruth",
 }

@@ -146,6 +146,9 @@ class Judge:
         self._score = score
         self.cache = AnswerCache(cache_dir) if cache_dir else None
         self.calls = 0
+        # When a list: (claim, score, cached) of every verdict, for benches that keep the raw
+        # P(yes) of each claim (the gate sees it only divided by its threshold).
+        self.log: list[tuple[str, float, bool]] | None = None
 
     def _key(self, claim: str, spans: list[str], question: str | None, part: bool) -> str:
         item = [claim, spans, question, "part"] if part else [claim, spans, question]
@@ -161,11 +164,15 @@ class Judge:
         spans = focus(claim, spans, question, self.focus_words)
         key = self._key(claim, spans, question, part)
         if self.cache and (hit := self.cache.get(key)) and isinstance(hit.get("score"), float):
+            if self.log is not None:
+                self.log.append((claim, hit["score"], True))
             return Verdict(hit["score"], self.name, self.model_id, cached=True)
         self.calls += 1
         score = self._score(claim, spans, question, part)
         if self.cache:
             self.cache.put(key, {"score": score})
+        if self.log is not None:
+            self.log.append((claim, score, False))
         return Verdict(score, self.name, self.model_id)
 
 

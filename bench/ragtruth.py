@@ -1,0 +1,470 @@
+"""RAGTruth QA: do the guardrails let real LLM answers through and stop the invented ones?
+
+`../shared/datasets/ragtruth_qa_dev/` holds RAGTruth's QA responses to 54 test questions (GPT-4,
+GPT-3.5, Llama-2 7B/13B/70B, Mistral-7B over three MS MARCO passages, human-labelled spans).
+Each response goes through the guardrails' one claim checker (`stages.guardrails.check_answer`,
+via `eval.detection.checked_report`, the code the frozen set `ragtruth-qa-v1` gates) with the
+three passages as evidence E1..E3 ("Passage N"), the question, and probes off (the answers are
+not this project's generator's, so re-asking our model proves nothing about them).
+
+- A response is hallucinated when one of its labels has `implicit_true` and `due_to_null` both
+  false (the data set's README rule); flagged = the gate did not emit.
+- Questions are split by a stable hash of `source_id` into `fit` (thresholds may be chosen
+  there) and `report` (figures only: never tune on it).
+- Reported per split and per generating model: response-level precision / recall / F1, the flag
+  rate on correct answers, span-level character-overlap P / R / F1 (the flagged claims' spans
+  against the labelled spans), seconds per answer (median, p95), judge calls; and the detection
+  pass of a typical answer (5-7 claims, 3 passages) with the judge cache off.
+- Per-claim rows (claim text, span, score, status, the judge's raw P(yes), overlap with the
+  labels) go to `bench/.cache/ragtruth_claims.jsonl`, so thresholds can be fitted from scores
+  without calling the judge again.
+
+`python -m bench.ragtruth --split fit --limit 40 --set guardrails.judge_threshold=0.8`;
+`--freeze` writes the frozen detection set eval/sets/ragtruth-qa-v1 from the report split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import common
+
+NAME = "ragtruth"
+DESCRIPTION = "RAGTruth QA (304 LLM answers): response P/R/F1, correct-answer flag rate, spans, s"
+FOLDER = "ragtruth_qa_dev"
+FILES = ("ragtruth_qa_dev.jsonl",)
+SPLITS = ("fit", "report")
+# Response-level F1 on RAGTruth QA (RAGTruth paper table 5; LettuceDetect; RAG-HAT).
+REFERENCES_F1 = {
+    "GPT-4-turbo prompted": 0.456,
+    "SelfCheckGPT": 0.437,
+    "Llama-2-13B fine-tuned": 0.682,
+    "LettuceDetect-large": 0.702,
+    "RAG-HAT": 0.748,
+}
+TARGETS = {"f1": 0.70, "correct_flag_rate": 0.15, "recall": 0.80, "typical_seconds": 1.5}
+CLAIM_ROWS = common.CACHE / "ragtruth_claims.jsonl"
+PASSAGE_RE = re.compile(r"(?im)^[ \t]*passage[ \t]*(\d+)[ \t]*:")
+TYPICAL_CLAIMS = (5, 7)  # "a typical answer: 6 claims, 3 passages" (issue 41), give or take one
+TYPICAL_ANSWERS = 8
+
+
+# ---------------------------------------------------------------- the data
+
+
+def split_of(source_id: str) -> str:
+    """fit or report, by a stable hash of the question's source id (never by position)."""
+    return SPLITS[int(hashlib.sha256(str(source_id).encode()).hexdigest(), 16) % 2]
+
+
+def passages(text: str) -> list[str]:
+    """The 'passage N:' parts of RAGTruth's passages field, in order (the whole text if none)."""
+    marks = list(PASSAGE_RE.finditer(text))
+    if not marks:
+        return [text.strip()]
+    ends = [m.start() for m in marks[1:]] + [len(text)]
+    return [text[m.end() : end].strip() for m, end in zip(marks, ends, strict=True)]
+
+
+def evidence_of(record: dict) -> dict[str, dict]:
+    return {
+        f"E{i}": {"title": f"Passage {i}", "text": text}
+        for i, text in enumerate(passages(record["passages"]), start=1)
+    }
+
+
+def hallucinated_spans(record: dict) -> list[tuple[int, int]]:
+    """The labelled spans that make a response hallucinated (not implicit_true, not due_to_null)."""
+    return [
+        (int(label["start"]), int(label["end"]))
+        for label in record.get("labels") or []
+        if not label.get("implicit_true") and not label.get("due_to_null")
+    ]
+
+
+def detection_record(record: dict) -> dict:
+    """One response as a detection record (what eval.detection.check_rag_answer reads)."""
+    spans = hallucinated_spans(record)
+    return {
+        "id": str(record["id"]),
+        "source_id": str(record["source_id"]),
+        "model": record["model"],
+        "label": "hallucinated" if spans else "correct",
+        "question": record["question"],
+        "answer": record["response"],
+        "evidence": evidence_of(record),
+        "spans": [list(s) for s in spans],
+    }
+
+
+def load(folder: Path, split: str = "all", limit: int | None = None) -> list[dict]:
+    """Detection records of `split` (fit | report | all), in file order, at most `limit`."""
+    if split not in (*SPLITS, "all"):
+        raise ValueError(f"split must be fit, report or all, not {split!r}")
+    out = []
+    with (folder / FILES[0]).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if split != "all" and split_of(record["source_id"]) != split:
+                    continue
+                out.append(detection_record(record))
+            except (ValueError, KeyError, TypeError) as exc:  # one bad line: say so, go on
+                common.console.print(f"ragtruth: line {number} skipped: {exc}", markup=False)
+    return out[:limit] if limit else out
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def response_metrics(items: list[dict]) -> dict[str, Any]:
+    tp = sum(1 for i in items if i["flagged"] and i["hallucinated"])
+    fp = sum(1 for i in items if i["flagged"] and not i["hallucinated"])
+    fn = sum(1 for i in items if not i["flagged"] and i["hallucinated"])
+    tn = len(items) - tp - fp - fn
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "n": len(items),
+        "hallucinated": tp + fn,
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "correct_flag_rate": round(fp / (fp + tn), 4) if fp + tn else None,
+        "tp": tp,
+        "fp": fp,
+        "tn": tn,
+        "fn": fn,
+    }
+
+
+def _chars(spans: list) -> set[int]:
+    return {c for start, end in spans for c in range(int(start), int(end))}
+
+
+def span_metrics(items: list[dict]) -> dict[str, Any]:
+    """Character-level overlap of flagged claim spans with labelled spans, summed over answers."""
+    predicted = gold = overlap = 0
+    for item in items:
+        p, g = _chars(item["flagged_spans"]), _chars(item["spans"])
+        predicted, gold, overlap = predicted + len(p), gold + len(g), overlap + len(p & g)
+    precision = overlap / predicted if predicted else 0.0
+    recall = overlap / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "flagged_chars": predicted,
+        "labelled_chars": gold,
+    }
+
+
+def summary(items: list[dict]) -> dict[str, Any]:
+    seconds = [i["seconds"] for i in items]
+    return {
+        "response": response_metrics(items),
+        "span": span_metrics(items),
+        "seconds_median": round(statistics.median(seconds), 3) if seconds else None,
+        "seconds_p95": round(_percentile(seconds, 95), 3) if seconds else None,
+        "judge_calls": sum(i["judge_calls"] for i in items),
+        "claims": sum(i["claims"] for i in items),
+    }
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def by_model(items: list[dict]) -> dict[str, dict]:
+    models = sorted({i["model"] for i in items})
+    return {m: summary([i for i in items if i["model"] == m]) for m in models}
+
+
+# ---------------------------------------------------------------- running
+
+
+def guardrails_settings(overrides: dict[str, dict[str, Any]] | None, cache: bool = True) -> dict:
+    """Pipeline settings less the probes, a bench judge cache, then the user's `--set`."""
+    settings: dict[str, Any] = {"consistency_probes": 0}
+    settings["judge_cache_dir"] = str(common.CACHE / "ragtruth_judge") if cache else None
+    return {**settings, **(overrides or {}).get("guardrails", {})}
+
+
+def check_item(record: dict, toolkit: Any, split: str) -> tuple[dict, list[dict]]:
+    """One response: its item (flag, spans, time, calls) and its per-claim rows."""
+    from eval import detection
+
+    judge = toolkit.judge() if toolkit.config.judge != "none" else None
+    if judge is not None:
+        judge.log = []
+    try:
+        report, seconds, calls = detection.checked_report(record, toolkit)
+    finally:
+        log = judge.log if judge is not None else None
+        if judge is not None:
+            judge.log = None
+    p_of = {claim: p for claim, p, _ in log or []}
+    gold = _chars(record["spans"])
+    rows, cursor = [], 0
+    for claim in report.get("claims") or []:
+        span = detection.claim_span(record["answer"], claim, cursor)
+        if span:
+            cursor = span[1]
+        chars = _chars([span]) if span else set()
+        rows.append(
+            {
+                "id": record["id"],
+                "split": split,
+                "model": record["model"],
+                "response_hallucinated": record["label"] == "hallucinated",
+                "text": claim.get("text"),
+                "span": list(span) if span else None,
+                "score": claim.get("score"),
+                "status": claim.get("status"),
+                "judge": claim.get("judge"),
+                "critical": claim.get("critical"),
+                "p_yes": claim.get("p_yes", _judged_p(claim.get("text") or "", p_of)),
+                "reasons": claim.get("reasons", [])[:3],
+                "label_overlap": round(len(chars & gold) / len(chars), 4) if chars else None,
+            }
+        )
+    item = {
+        "id": record["id"],
+        "split": split,
+        "model": record["model"],
+        "hallucinated": record["label"] == "hallucinated",
+        "flagged": report["action"] != "emit",
+        "action": report["action"],
+        "seconds": seconds,
+        "judge_calls": calls,
+        "claims": sum(1 for c in report.get("claims") or [] if c.get("status") != "not_a_claim"),
+        "flagged_spans": detection.flagged_spans(record["answer"], report),
+        "spans": record["spans"],
+        "reasons": (report.get("reasons") or [])[:2],
+    }
+    return item, rows
+
+
+def _judged_p(text: str, p_of: dict[str, float]) -> float | None:
+    """The judge's P(yes) for a claim (the judge sees it without a lead-in or markers)."""
+    if text in p_of:
+        return p_of[text]
+    for judged, p in p_of.items():
+        if judged and judged in text:
+            return p
+    return None
+
+
+def typical_answer_speed(records: list[dict], items: list[dict], overrides: dict) -> dict:
+    """Detection pass of answers with 5-7 claims over 3 passages, judge cache off (median)."""
+    from stages import guardrails
+
+    low, high = TYPICAL_CLAIMS
+    wanted = {i["id"] for i in items if low <= i["claims"] <= high}
+    chosen = [r for r in records if r["id"] in wanted and len(r["evidence"]) == 3]
+    chosen = chosen[:TYPICAL_ANSWERS]
+    if not chosen:
+        return {"answers": 0}
+    config = guardrails.Config.model_validate(
+        {**_pipeline_guardrails(), **guardrails_settings(overrides, cache=False)}
+    )
+    toolkit = guardrails.Toolkit(config)
+    seconds, calls = [], []
+    for record in chosen:
+        item, _ = check_item(record, toolkit, split_of(record["source_id"]))
+        seconds.append(item["seconds"])
+        calls.append(item["judge_calls"])
+    return {
+        "answers": len(chosen),
+        "claims_range": list(TYPICAL_CLAIMS),
+        "seconds_median": round(statistics.median(seconds), 3),
+        "seconds": [round(s, 3) for s in seconds],
+        "judge_calls_median": statistics.median(calls),
+        "target_seconds": TARGETS["typical_seconds"],
+    }
+
+
+def _pipeline_guardrails() -> dict[str, Any]:
+    settings = common.pipeline_settings("guardrails")
+    settings.pop("revise_round", None)
+    return settings
+
+
+def run(
+    results_dir: Path | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
+    split: str = "all",
+    limit: int | None = None,
+    speed: bool = True,
+    **_: Any,
+) -> dict[str, Any]:
+    from stages import guardrails
+
+    folder = common.dataset_dir(FOLDER, FILES)  # raises Skipped when absent
+    config = guardrails.Config.model_validate(
+        {**_pipeline_guardrails(), **guardrails_settings(overrides)}
+    )
+    toolkit = guardrails.Toolkit(config)
+    records = load(folder, split, limit)
+    items, claim_rows = [], []
+    started = time.perf_counter()
+    for index, record in enumerate(records):
+        item, rows = check_item(record, toolkit, split_of(record["source_id"]))
+        items.append(item)
+        claim_rows += rows
+        if (index + 1) % 25 == 0:
+            common.console.print(f"ragtruth: {index + 1}/{len(records)} answers")
+    total_s = time.perf_counter() - started
+    _write_jsonl(CLAIM_ROWS, claim_rows)
+    splits = {s: [i for i in items if i["split"] == s] for s in SPLITS}
+    result = {
+        "data": {
+            "file": str(folder / FILES[0]),
+            "split": split,
+            "answers": len(items),
+            "questions": len({r["source_id"] for r in records}),
+            "split_rule": "sha256(source_id) even: fit, odd: report",
+        },
+        "config": {
+            "llm_backend": config.llm.backend,
+            **{
+                k: getattr(config, k)
+                for k in (
+                    "judge",
+                    "emit_threshold",
+                    "judge_threshold",
+                    "revise_threshold",
+                    "block_threshold",
+                    "aggregate",
+                    "prefilter_lexical",
+                    "consistency_probes",
+                    "judge_focus_words",
+                )  # fmt: skip
+            },
+            "overrides": overrides or {},
+            "check_answer": hasattr(guardrails, "check_answer"),
+        },
+        "model": getattr(toolkit.judge(), "model_id", None) if config.judge != "none" else None,
+        "splits": {s: {**summary(v), "by_model": by_model(v)} for s, v in splits.items() if v},
+        "all": summary(items),
+        "seconds_total": round(total_s, 1),
+        "typical_answer": typical_answer_speed(records, items, overrides or {}) if speed else None,
+        "claim_rows": {"file": _shown(CLAIM_ROWS), "rows": len(claim_rows)},
+        "references_f1": REFERENCES_F1,
+        "targets": TARGETS,
+        "examples_flagged_correct": [
+            {k: i[k] for k in ("id", "model", "action", "reasons")}
+            for i in items
+            if i["flagged"] and not i["hallucinated"]
+        ][:10],
+    }
+    name = (
+        NAME if split == "all" and not limit else f"{NAME}-{split}" + (f"-{limit}" if limit else "")
+    )
+    common.write_result(name, result, results_dir)
+    return result
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the project when it is inside it (result files name no home folder)."""
+    try:
+        return str(path.relative_to(common.ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    tmp.replace(path)
+
+
+def summarize(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['data']['answers']} RAGTruth QA answers, {result['data']['questions']} "
+        f"questions (judge {result['config']['judge']}, {result['model']}); "
+        f"{result['all']['judge_calls']} judge calls, {result['seconds_total']} s.",
+        "",
+        "| split / model | answers | halluc. | precision | recall | F1 | correct flagged | "
+        "span F1 | s median | s p95 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for split, block in result["splits"].items():
+        lines.append(_row(f"**{split}**", block))
+        lines += [_row(f"{split} / {m}", b) for m, b in block["by_model"].items()]
+    typical = result.get("typical_answer") or {}
+    if typical.get("answers"):
+        lines += [
+            "",
+            f"Detection pass of a typical answer ({typical['claims_range'][0]}-"
+            f"{typical['claims_range'][1]} claims, 3 passages, judge cache off, "
+            f"{typical['answers']} answers): median {typical['seconds_median']} s "
+            f"(target {typical['target_seconds']} s).",
+        ]
+    refs = ", ".join(f"{k} {v:.3f}" for k, v in result["references_f1"].items())
+    lines += ["", f"Published response-level F1 on RAGTruth QA: {refs}."]
+    return "\n".join(lines)
+
+
+def _row(label: str, block: dict) -> str:
+    r, s = block["response"], block["span"]
+    flag = "n/a" if r["correct_flag_rate"] is None else f"{r['correct_flag_rate']:.1%}"
+    return (
+        f"| {label} | {r['n']} | {r['hallucinated']} | {r['precision']:.3f} | {r['recall']:.3f} "
+        f"| {r['f1']:.3f} | {flag} | {s['f1']:.3f} | {block['seconds_median']} | "
+        f"{block['seconds_p95']} |"
+    )
+
+
+if __name__ == "__main__":
+    import argparse
+
+    from stages.common import offline
+
+    offline.apply_offline_environment()
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.ragtruth",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    parser.add_argument("--limit", type=int, default=None, help="first N answers of the split")
+    parser.add_argument("--results", type=Path, default=common.RESULTS)
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="STAGE.FIELD=VALUE",
+        help="e.g. guardrails.judge_threshold=0.8",
+    )
+    parser.add_argument("--no-speed", action="store_true", help="skip the typical-answer timing")
+    args = parser.parse_args()
+    try:
+        outcome = run(
+            args.results,
+            common.parse_overrides(args.overrides),
+            split=args.split,
+            limit=args.limit,
+            speed=not args.no_speed,
+        )
+    except common.Skipped as skipped:
+        raise SystemExit(common.skip_message(NAME, str(skipped))) from None
+    print(summarize(outcome))
