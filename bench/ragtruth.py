@@ -122,6 +122,84 @@ def load(folder: Path, split: str = "all", limit: int | None = None) -> list[dic
     return out[:limit] if limit else out
 
 
+# ---------------------------------------------------------------- the frozen detection set
+
+FROZEN_SET = "ragtruth-qa-v1"
+FROZEN_COUNTS = {"hallucinated": 26, "correct": 34}  # ~60 answers: `make gate` within minutes
+NOTICE = """# Notice: RAGTruth material in this detection set
+
+`records.jsonl` holds {n} responses of RAGTruth's QA task (questions from MS MARCO, three
+retrieved passages each, answers by GPT-4, GPT-3.5, Llama-2 7B/13B/70B-chat and
+Mistral-7B-instruct, with human-labelled hallucinated spans), taken from the `report` split of
+`python -m bench ragtruth` (questions whose sha256(source_id) is odd; nothing is fitted on
+them): every hallucinated response of that split and correct ones taken in turn from each
+generating model (sha256(id) order). Built by `python -m bench.ragtruth --freeze`. A response
+is `hallucinated` when one of its labels has `implicit_true` and `due_to_null` both false;
+`spans` are those labels.
+
+Source: ParticleMedia/RAGTruth (Niu et al., 2024, "RAGTruth: A Hallucination Corpus for
+Developing Trustworthy Retrieval-Augmented Language Models"), test split, as carried by
+amazon-science/Query-Conditioned-NLI `data/ragtruth_test.json` @ e255f49. Licence: MIT,
+reproduced below.
+
+{license}"""
+
+
+def _round_robin(records: list[dict], wanted: int) -> list[dict]:
+    """`wanted` records taken in turn from each generating model (each model's in sha256(id)
+    order): the correct answers of every model family are in the set, so a formatting habit of
+    one family cannot pass for detection."""
+    pools: dict[str, list[dict]] = {}
+    for record in sorted(
+        records, key=lambda r: hashlib.sha256(f"{FROZEN_SET}:{r['id']}".encode()).hexdigest()
+    ):
+        pools.setdefault(record["model"], []).append(record)
+    queues = [pools[m] for m in sorted(pools)]
+    chosen: list[dict] = []
+    while len(chosen) < wanted and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < wanted:
+                chosen.append(queue.pop(0))
+    return chosen
+
+
+def freeze(folder: Path, out_dir: Path, counts: dict[str, int] | None = None) -> dict:
+    """Write the frozen detection set from the report split: records, NOTICE and manifest."""
+    from eval import detection
+
+    counts = counts or FROZEN_COUNTS
+    records = load(folder, "report")
+    chosen = []
+    for label, wanted in counts.items():
+        chosen += _round_robin([r for r in records if r["label"] == label], wanted)
+    chosen.sort(key=lambda r: int(r["id"]) if r["id"].isdigit() else r["id"])
+    if out_dir.exists():
+        raise FileExistsError(f"{out_dir} exists: a frozen set is never rewritten; new version")
+    out_dir.mkdir(parents=True)
+    with (out_dir / "records.jsonl").open("w", encoding="utf-8") as handle:
+        for record in chosen:
+            handle.write(json.dumps({**record, "generated": True}, ensure_ascii=False) + "\n")
+    license_text = (folder / "LICENSE").read_text(encoding="utf-8").strip()
+    (out_dir / "NOTICE.md").write_text(NOTICE.format(n=len(chosen), license=license_text) + "\n")
+    tally: dict[str, int] = {}
+    for record in chosen:
+        key = f"{record['label']}/{record['model']}"
+        tally[key] = tally.get(key, 0) + 1
+    return detection.write_manifest(
+        out_dir,
+        {
+            "name": out_dir.name,
+            "description": f"{len(chosen)} RAGTruth QA responses (report split) for the "
+            "guardrails: flagged = not emitted",
+            "checker": "eval.detection.check_rag_answer",
+            "overrides": {"guardrails": {"consistency_probes": 0}},
+            "source": "RAGTruth QA test split (MIT), ../shared/datasets/ragtruth_qa_dev",
+            "split": "report (sha256(source_id) odd)",
+            "counts": dict(sorted(tally.items())),
+        },
+    )
+
+
 # ---------------------------------------------------------------- metrics
 
 
@@ -456,7 +534,21 @@ if __name__ == "__main__":
         help="e.g. guardrails.judge_threshold=0.8",
     )
     parser.add_argument("--no-speed", action="store_true", help="skip the typical-answer timing")
+    parser.add_argument(
+        "--freeze",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"write the frozen detection set (e.g. eval/sets/{FROZEN_SET}) and exit",
+    )
     args = parser.parse_args()
+    if args.freeze:
+        try:
+            frozen = freeze(common.dataset_dir(FOLDER, FILES), args.freeze)
+        except common.Skipped as skipped:
+            raise SystemExit(common.skip_message(NAME, str(skipped))) from None
+        print(json.dumps(frozen["counts"], indent=2))
+        raise SystemExit(0)
     try:
         outcome = run(
             args.results,

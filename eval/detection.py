@@ -131,12 +131,27 @@ def resolve_checker(path: str) -> Checker:
     return checker
 
 
-def merge_overrides(*layers: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
-    merged: dict[str, dict[str, Any]] = {}
+def merge_overrides(*layers: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Layers of `{stage: {field: value}}` (or the CLI's flat `{"stage.field.sub": value}`)
+    merged in order, nested fields deep-merged."""
+    merged: dict[str, Any] = {}
     for layer in layers:
-        for stage, fields in (layer or {}).items():
-            merged.setdefault(stage, {}).update(fields or {})
+        for key, value in (layer or {}).items():
+            path = key.split(".")
+            nested: Any = value
+            for part in reversed(path[1:]):
+                nested = {part: nested}
+            merged[path[0]] = _deep_merge(merged.get(path[0]), nested)
     return merged
+
+
+def _deep_merge(base: Any, update: Any) -> Any:
+    if not isinstance(base, dict) or not isinstance(update, dict):
+        return update
+    out = dict(base)
+    for key, value in update.items():
+        out[key] = _deep_merge(out.get(key), value)
+    return out
 
 
 def run_checker(checker: Checker, record: dict, overrides: dict) -> dict:
@@ -324,7 +339,7 @@ def guardrails_config(settings: dict[str, Any]) -> Any:
         for include in section.get("include", []):
             configured.update(yaml.safe_load((ROOT / include).read_text(encoding="utf-8")) or {})
         configured.update({k: v for k, v in section.items() if k != "include"})
-    return guardrails.Config.model_validate({**configured, **settings})
+    return guardrails.Config.model_validate(_deep_merge(configured, settings))
 
 
 _TOOLKITS: dict[str, Any] = {}

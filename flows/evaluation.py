@@ -21,6 +21,8 @@ from typing import Annotated, Any
 
 import typer
 
+from eval.detection import is_detection_set
+from eval.detection import release as release_detection
 from eval.gate import (
     GateFailure,
     baseline_path,
@@ -239,6 +241,9 @@ def evaluation_command(
     console = Console()
     overrides = _parse_overrides(set_override)
     started = time.perf_counter()
+    if is_detection_set(set_name):  # labelled items for a checker, not questions (issue 41)
+        _detection_command(console, set_name, overrides, gate, promote, accept, reports_dir)
+        return
     try:
         verify_set(resolve_set(set_name))  # fail fast, before the Prefect engine starts
         if prefect:
@@ -281,3 +286,53 @@ def evaluation_command(
     if outcome.promoted:
         console.print(f"promoted baseline {outcome.promoted}")
     console.print(f"report {outcome.report_dir} ({time.perf_counter() - started:.1f}s)")
+
+
+def _detection_command(
+    console: Any,
+    set_name: str,
+    overrides: dict[str, Any],
+    gate: bool,
+    promote: bool,
+    accept: str | None,
+    reports_dir: Path,
+) -> None:
+    """`grounding eval` on a detection set (eval/detection.py): each record through its checker,
+    the flag rates gated by the `detection:` group of eval/gate.yaml."""
+    started = time.perf_counter()
+
+    def progress(index: int, total: int, result: dict) -> None:
+        if "error" in result:
+            console.print(f"[red]record {index + 1}: {result['error']}[/red]")
+        elif (index + 1) % 10 == 0 or index + 1 == total:
+            console.print(f"{index + 1}/{total} records")
+
+    try:
+        outcome = release_detection(
+            set_name, overrides, gate, promote, accept, reports_dir, on_record=progress
+        )
+    except GateFailure as exc:
+        console.print(f"[red]{exc}[/red]")
+        console.print(f"failed axes: {', '.join(exc.axes)}")
+        raise typer.Exit(1) from exc
+    except EvalSetError as exc:
+        console.print(f"[red]eval error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    comparison = outcome["comparison"]
+    for row in comparison["rows"]:
+        colour = {"regressed": "red", "improved": "green"}.get(row["verdict"], "white")
+        console.print(
+            f"{row['axis']:<11} {row['metric']:<26} {format_value(row['baseline']):>8} → "
+            f"[{colour}]{format_value(row['candidate']):>8}[/{colour}]  {row['verdict']}"
+        )
+    axis = outcome["metrics"]["axes"]["detection"]
+    console.print(json.dumps({k: v for k, v in axis.items() if not k.startswith("flag_rate")}))
+    if not comparison["has_baseline"]:
+        console.print("no baseline for this set yet")
+    elif outcome["promoted"] and not comparison["passed"]:
+        console.print(f"[yellow]regressions accepted: {accept}[/yellow]")
+    elif gate or promote:
+        console.print("[green]gate passed[/green]")
+    if outcome["promoted"]:
+        console.print(f"promoted baseline {outcome['promoted']}")
+    console.print(f"report {outcome['report']} ({time.perf_counter() - started:.1f}s)")

@@ -74,6 +74,7 @@ def dataset(tmp_path, monkeypatch):
     folder.mkdir(parents=True)
     lines = [json.dumps(r) for r in RECORDS] + ["{not json"]
     (folder / ragtruth.FILES[0]).write_text("\n".join(lines) + "\n")
+    (folder / "LICENSE").write_text("MIT License (synthetic test data)\n")
     monkeypatch.setattr(common, "DATASETS", tmp_path / "datasets")
     monkeypatch.setattr(ragtruth, "CLAIM_ROWS", tmp_path / "claims.jsonl")
     return folder
@@ -133,3 +134,17 @@ def test_skips_without_the_data_set(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "DATASETS", tmp_path / "nothing")
     with pytest.raises(common.Skipped, match="ragtruth_qa_dev"):
         ragtruth.run(tmp_path / "results")
+
+
+def test_freeze_takes_the_report_split_in_turn_by_model(dataset, tmp_path, monkeypatch):
+    from eval import detection
+
+    monkeypatch.setattr(ragtruth, "split_of", lambda source_id: "report")
+    out = tmp_path / "sets" / "toy-ragtruth-v1"
+    manifest = ragtruth.freeze(dataset, out, {"hallucinated": 1, "correct": 2})
+    dset = detection.load_detection_set(out)
+    assert [r["label"] for r in dset.records].count("correct") == 2
+    assert manifest["counts"]["hallucinated/llama-2-7b-chat"] == 1
+    assert "MIT License (synthetic" in (out / "NOTICE.md").read_text()
+    with pytest.raises(FileExistsError):
+        ragtruth.freeze(dataset, out)

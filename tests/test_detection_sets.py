@@ -125,3 +125,55 @@ def test_check_rag_answer_through_the_guardrails_without_a_model():
     assert all(s[1] <= start or s[0] >= start for s in result["flagged_spans"])
     record["answer"] = "The bridge opened in 1932."
     assert detection.check_rag_answer(record, overrides)["flagged"] is False
+
+
+def test_cli_overrides_are_nested_and_deep_merged():
+    merged = detection.merge_overrides(
+        {"guardrails": {"consistency_probes": 0, "llm": {"backend": "llama_cpp"}}},
+        {"guardrails.judge": "none", "guardrails.llm.n_threads": 2},
+    )
+    assert merged == {
+        "guardrails": {
+            "consistency_probes": 0,
+            "judge": "none",
+            "llm": {"backend": "llama_cpp", "n_threads": 2},
+        }
+    }
+
+
+def test_the_frozen_ragtruth_set_is_intact():
+    dset = detection.load_detection_set("ragtruth-qa-v1")
+    labels = [r["label"] for r in dset.records]
+    assert labels.count("hallucinated") == 26 and labels.count("correct") == 34
+    assert all(len(r["evidence"]) == 3 and r["answer"] and r["question"] for r in dset.records)
+    assert all(bool(r["spans"]) == (r["label"] == "hallucinated") for r in dset.records)
+    # every generating model has correct answers in the set
+    assert len({r["model"] for r in dset.records if r["label"] == "correct"}) == 6
+    assert dset.manifest["checker"] == "eval.detection.check_rag_answer"
+    assert (dset.path / "NOTICE.md").read_text().count("MIT") >= 1
+
+
+def test_grounding_eval_dispatches_a_detection_set(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from flows import evaluation
+    from flows.cli import app
+
+    seen = {}
+
+    def fake_release(name, overrides, gate, promote, accept, reports_dir, on_record=None):
+        seen.update(name=name, overrides=overrides, gate=gate)
+        on_record(0, 1, {"error": "ValueError: x"})
+        raise GateFailure(["detection"], "release gate failed on ragtruth-qa-v1")
+
+    monkeypatch.setattr(evaluation, "release_detection", fake_release)
+    args = ["eval", "--set", "ragtruth-qa-v1", "--gate", "--set-override", "guardrails.judge=none"]
+    args += ["--reports-dir", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "failed axes: detection" in result.output and "record 1: ValueError" in result.output
+    assert seen == {
+        "name": "ragtruth-qa-v1",
+        "overrides": {"guardrails.judge": "none"},
+        "gate": True,
+    }
