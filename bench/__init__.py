@@ -27,5 +27,6 @@ BENCHES = {
     "embeddings": "bench.embeddings",
     "setup": "bench.setup",
     "veto_ceiling": "bench.veto_ceiling",
+    "agent_runs": "bench.agent_runs",
     "ragtruth": "bench.ragtruth",
 }

@@ -1,0 +1,506 @@
+"""Agent runs (issue 42): tool-call verification on BFCL, claim detection on HaluEval-built runs.
+
+Tool calls (`../shared/datasets/bfcl`, Python categories simple / multiple / parallel /
+parallel_multiple, and irrelevance): each record's ground-truth calls (`possible_answer`, the
+first accepted value of each argument; an argument whose first accepted value is "" left out)
+form a valid OpenAI-format run; invalid calls are made by changing one call: a wrong type, a
+missing required argument, a value outside an enum, an unknown tool, an unknown argument, an
+invented identifier. For `irrelevance` requests a call of the declared tool is made anyway (its
+required arguments filled from the request where a value of the right type is there).
+Precision / recall of "rejected" per mutation kind; valid calls flagged.
+
+Claims (`../shared/datasets/halueval_qa`): each record becomes runs in the generic format whose
+search tool returned `{"results": [{"snippet": knowledge}]}`: one with the right answer (clean),
+one with the hallucinated answer, and runs whose every tool result was empty or an error with
+the right answer anyway (must be flagged). Flagged = action revise or block. The runs of records
+1-100 are reported apart (`choose` split) from the rest (`report` split); nothing is fitted here.
+
+Speed: median seconds of a whole `check_run` over a run with 3 tool results and a 6-claim answer
+(HaluEval knowledge as the results), judge configured as `check_run` would use it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import common
+
+NAME = "agent_runs"
+DESCRIPTION = "Agent runs: BFCL tool-call verification P/R, HaluEval-built run detection, s/run"
+BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+MUTATIONS = (
+    "wrong_type",
+    "missing_required",
+    "enum",
+    "unknown_tool",
+    "unknown_argument",
+    "invented_identifier",
+)
+CHOOSE_RECORDS = 100
+# BFCL: the tool-fit rule (tool_calls.tool_fits: share one word, name and description only) was
+# chosen among 4 variants on the even records ("choose"); the odd ones ("report") are reported.
+SPLITS = ("choose", "report")
+TARGETS = {
+    "invalid_recall": 0.95,
+    "valid_flag_rate_max": 0.02,
+    "no_evidence_flagged": 0.98,
+    "clean_flag_rate_max": 0.10,
+    "hallucinated_flagged": 0.90,
+    "seconds_6_claims_median_max": 2.0,
+}
+
+
+# ---------------------------------------------------------------- BFCL runs
+
+
+def _jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _first_value(accepted: Any) -> tuple[bool, Any]:
+    """BFCL lists the accepted values of an argument ("" = may be left out); a nested object
+    lists them per key."""
+    if isinstance(accepted, dict):
+        return True, _chosen(accepted)
+    if not isinstance(accepted, list):
+        return True, accepted
+    for value in accepted:
+        if value != "":
+            if isinstance(value, dict):
+                return True, _chosen(value)
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                return True, [_chosen(v) for v in value]
+            return True, value
+    return False, None
+
+
+def _chosen(args: dict) -> dict:
+    chosen = {}
+    for key, accepted in args.items():
+        present, value = _first_value(accepted)
+        if present:
+            chosen[key] = value
+    return chosen
+
+
+def valid_calls(ground_truth: list[dict]) -> list[tuple[str, dict]]:
+    calls = []
+    for item in ground_truth:
+        for name, args in item.items():
+            calls.append((name, _chosen(args)))
+    return calls
+
+
+def openai_run(run_id: str, record: dict, calls: list[tuple[str, dict]]) -> dict:
+    turns = record["question"][0] if record["question"] else []
+    return {
+        "run_id": run_id,
+        "messages": [
+            *turns,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{i}",
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                    for i, (name, args) in enumerate(calls)
+                ],
+            },
+        ],
+        "tools": [{"type": "function", "function": f} for f in record["function"]],
+    }
+
+
+def _properties(record: dict, name: str) -> tuple[dict, list[str]]:
+    spec = next((f for f in record["function"] if f["name"] == name), None)
+    parameters = (spec or {}).get("parameters") or {}
+    return parameters.get("properties") or {}, parameters.get("required") or []
+
+
+WRONG_VALUE = {
+    "integer": "ten",
+    "float": "ten",
+    "number": "ten",
+    "string": 42,
+    "boolean": "maybe",
+    "array": "a",
+    "tuple": "a",
+    "dict": "a",
+    "object": "a",
+}
+
+
+def invented_identifier(key: str, rng: random.Random) -> str:
+    number = rng.randrange(10_000_000, 99_999_999)
+    lowered = key.lower()
+    if "url" in lowered or "link" in lowered or "site" in lowered:
+        return f"https://api.example-records.net/v2/items/{number}"
+    if "mail" in lowered:
+        return f"j.doe.{number}@example-mail.com"
+    if "path" in lowered or "file" in lowered or "dir" in lowered:
+        return f"/var/data/exports/report_{number}.csv"
+    return f"ACC-{number}"
+
+
+def mutate(
+    kind: str, record: dict, calls: list[tuple[str, dict]], rng: random.Random
+) -> list[tuple[str, dict]] | None:
+    """One call of `calls` changed by `kind`; None when the record has nothing to change."""
+    index = rng.randrange(len(calls))
+    name, args = calls[index]
+    properties, required = _properties(record, name)
+    args = dict(args)
+    if kind == "wrong_type":
+        typed = [k for k in args if WRONG_VALUE.get((properties.get(k) or {}).get("type"))]
+        if not typed:
+            return None
+        key = rng.choice(typed)
+        args[key] = WRONG_VALUE[properties[key]["type"]]
+    elif kind == "missing_required":
+        present = [k for k in required if k in args]
+        if not present:
+            return None
+        del args[rng.choice(present)]
+    elif kind == "enum":
+        enums = [k for k, p in properties.items() if isinstance(p, dict) and p.get("enum")]
+        if not enums:
+            return None
+        args[rng.choice(enums)] = "not_a_listed_value"
+    elif kind == "unknown_tool":
+        name = "lookup_records"
+    elif kind == "unknown_argument":
+        args["verbose_mode"] = True
+    elif kind == "invented_identifier":
+        strings = [
+            k
+            for k, p in properties.items()
+            if isinstance(p, dict) and p.get("type") in ("string", "String") and not p.get("enum")
+        ]
+        if not strings:
+            return None
+        key = rng.choice(strings)
+        args[key] = invented_identifier(key, rng)
+    out = list(calls)
+    out[index] = (name, args)
+    return out
+
+
+NUMBER_TYPES = ("integer", "float", "number")
+
+
+def irrelevant_call(record: dict) -> list[tuple[str, dict]]:
+    """The declared tool called anyway: required arguments from the request's numbers and
+    words where their type allows, else a plain placeholder of the right type."""
+    import re
+
+    function = record["function"][0]
+    text = " ".join(t["content"] for t in record["question"][0] if t["role"] == "user")
+    numbers = [float(n) if "." in n else int(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
+    words = re.findall(r"[A-Z][a-z]+", text)
+    properties, required = _properties(record, function["name"])
+    args: dict[str, Any] = {}
+    for key in required:
+        kind = (properties.get(key) or {}).get("type")
+        if kind in NUMBER_TYPES:
+            args[key] = numbers.pop(0) if numbers else 1
+        elif kind == "boolean":
+            args[key] = True
+        elif kind in ("array", "tuple"):
+            args[key] = numbers[:2] or [1]
+        elif kind == "dict":
+            args[key] = {}
+        else:
+            enum = (properties.get(key) or {}).get("enum")
+            args[key] = enum[0] if enum else (words.pop(0) if words else "value")
+    return [(function["name"], args)]
+
+
+def bfcl_items(folder: Path, limit: int | None) -> list[dict]:
+    """(kind, run) items: valid runs, mutated runs and irrelevance runs."""
+    items = []
+    for category in BFCL_CATEGORIES:
+        records = _jsonl(folder / f"BFCL_v4_{category}.json")
+        answers = {
+            a["id"]: a for a in _jsonl(folder / "possible_answer" / f"BFCL_v4_{category}.json")
+        }
+        for index, record in enumerate(records[:limit] if limit else records):
+            rng = random.Random(record["id"])
+            split = SPLITS[index % 2]
+            calls = valid_calls(answers[record["id"]]["ground_truth"])
+            items.append(
+                {
+                    "kind": "valid",
+                    "id": record["id"],
+                    "split": split,
+                    "run": openai_run(record["id"], record, calls),
+                }
+            )
+            for kind in MUTATIONS:
+                changed = mutate(kind, record, calls, rng)
+                if changed is not None:
+                    run = openai_run(f"{record['id']}:{kind}", record, changed)
+                    items.append({"kind": kind, "id": record["id"], "split": split, "run": run})
+    irrelevance = _jsonl(folder / "BFCL_v4_irrelevance.json")
+    for index, record in enumerate(irrelevance[:limit] if limit else irrelevance):
+        run = openai_run(f"{record['id']}", record, irrelevant_call(record))
+        items.append(
+            {"kind": "irrelevance", "id": record["id"], "split": SPLITS[index % 2], "run": run}
+        )
+    return items  # fmt: skip
+
+
+def tool_call_metrics(items: list[dict]) -> dict[str, Any]:
+    invalid = [i for i in items if i["kind"] != "valid"]
+    valid = [i for i in items if i["kind"] == "valid"]
+    tp = sum(i["flagged"] for i in invalid)
+    fp = sum(i["flagged"] for i in valid)
+    by_kind = {}
+    for kind in ("valid", *MUTATIONS, "irrelevance"):
+        chosen = [i for i in items if i["kind"] == kind]
+        if chosen:
+            by_kind[kind] = {
+                "runs": len(chosen),
+                "flagged": round(sum(i["flagged"] for i in chosen) / len(chosen), 4),
+            }
+    return {
+        "valid_runs": len(valid),
+        "invalid_runs": len(invalid),
+        "precision": round(tp / (tp + fp), 4) if tp + fp else None,
+        "recall": round(tp / len(invalid), 4) if invalid else None,
+        "valid_flag_rate": round(fp / len(valid), 4) if valid else None,
+        "by_kind": by_kind,
+        "valid_flagged_examples": [
+            {"id": i["id"], "errors": i["errors"][:3]} for i in valid if i["flagged"]
+        ][:15],
+        "invalid_missed_examples": [
+            {"id": i["id"], "kind": i["kind"]} for i in invalid if not i["flagged"]
+        ][:15],
+    }  # fmt: skip
+
+
+def run_tool_calls(folder: Path, limit: int | None) -> dict[str, Any]:
+    from stages.guardrails.agent_runs import formats, tool_calls
+
+    items = bfcl_items(folder, limit)
+    started = time.perf_counter()
+    for item in items:
+        run = formats.parse_run(item["run"])
+        validations = tool_calls.verify_run(run, [], set())
+        item["flagged"] = any(v.status != "valid" for v in validations)
+        item["errors"] = [e for v in validations for e in v.errors]
+        item.pop("run")
+    seconds = time.perf_counter() - started
+    return {
+        **tool_call_metrics(items),
+        **{f"{s}_split": tool_call_metrics([i for i in items if i["split"] == s]) for s in SPLITS},
+        "seconds_per_run": round(seconds / max(1, len(items)), 5),
+    }
+
+
+# ---------------------------------------------------------------- HaluEval runs
+
+
+def search_run(run_id: str, record: dict, answer: str) -> dict:
+    return {
+        "run_id": run_id,
+        "question": record["question"],
+        "tool_results": [
+            {
+                "tool": "search",
+                "call_id": "call_1",
+                "args": {"query": record["question"]},
+                "content": {"results": [{"snippet": record["knowledge"]}]},
+            }
+        ],
+        "answer": answer,
+    }
+
+
+NO_EVIDENCE_RESULTS = (
+    ("empty", {"results": []}, False),
+    ("error", "Error: upstream search service returned HTTP 503", False),
+    ("is_error", "connection reset by peer", True),
+    ("not_found", {"found": False, "message": "No documents matched the query."}, False),
+)
+
+
+def no_evidence_run(run_id: str, record: dict, index: int) -> dict:
+    kind, content, is_error = NO_EVIDENCE_RESULTS[index % len(NO_EVIDENCE_RESULTS)]
+    run = search_run(run_id, record, record["right_answer"])
+    run["tool_results"][0].update(content=content, is_error=is_error)
+    return run
+
+
+def halueval_items(folder: Path, limit: int | None) -> list[dict]:
+    records = _jsonl(folder / "qa_first500.jsonl")
+    records = records[:limit] if limit else records
+    items = []
+    for index, record in enumerate(records):
+        split = "choose" if index < CHOOSE_RECORDS else "report"
+        for kind, run in (
+            ("clean", search_run(f"halueval-{index}:right", record, record["right_answer"])),
+            (
+                "hallucinated",
+                search_run(f"halueval-{index}:hallucinated", record, record["hallucinated_answer"]),
+            ),
+            ("no_evidence", no_evidence_run(f"halueval-{index}:no-evidence", record, index)),
+        ):
+            items.append({"kind": kind, "split": split, "record": index, "run": run})
+    return items
+
+
+def claim_metrics(items: list[dict]) -> dict[str, Any]:
+    def rate(kind: str) -> float | None:
+        chosen = [i for i in items if i["kind"] == kind]
+        return round(sum(i["flagged"] for i in chosen) / len(chosen), 4) if chosen else None
+
+    return {
+        "runs": len(items),
+        "clean_flag_rate": rate("clean"),
+        "hallucinated_flagged": rate("hallucinated"),
+        "no_evidence_flagged": rate("no_evidence"),
+        "judge_calls": sum(i["judge_calls"] for i in items),
+        "seconds": common.latency_stats([i["seconds"] for i in items]),
+    }
+
+
+def run_claims(folder: Path, limit: int | None, config: dict) -> dict[str, Any]:
+    from stages.guardrails.agent_runs import check_run, make_toolkit
+
+    toolkit = make_toolkit(config)
+    items = halueval_items(folder, limit)
+    for number, item in enumerate(items, start=1):
+        report = check_run(item["run"], config, toolkit=toolkit)
+        item.update(
+            flagged=report["action"] != "emit",
+            action=report["action"],
+            mode=report["diagnosis"]["mode"],
+            seconds=report["seconds"],
+            judge_calls=report["judge_calls"],
+            reasons=[r for c in report["claims"] for r in c["reasons"]][:2],
+        )
+        item.pop("run")
+        if number % 60 == 0:
+            common.console.print(f"agent_runs: {number}/{len(items)} HaluEval-built runs")
+    splits = {s: [i for i in items if i["split"] == s] for s in ("choose", "report")}
+    return {
+        "judge": toolkit.config.judge,
+        "all": claim_metrics(items),
+        **{f"{s}_split": claim_metrics(chosen) for s, chosen in splits.items() if chosen},
+        "missed_examples": [
+            {k: i[k] for k in ("record", "kind", "action", "mode", "reasons")}
+            for i in items
+            if i["flagged"] != (i["kind"] != "clean")
+        ][:20],
+    }
+
+
+def six_claim_run(records: list[dict], index: int) -> dict:
+    """3 tool results (three records' knowledge) and an answer of 6 sentences restating them."""
+    chosen = records[index : index + 3]
+    sentences = []
+    for record in chosen:
+        parts = [s.strip() for s in record["knowledge"].replace(".", ".\n").splitlines()]
+        sentences += [s for s in parts if len(s.split()) >= 5][:2]
+    return {
+        "run_id": f"six-claims-{index}",
+        "question": " ".join(r["question"] for r in chosen),
+        "tool_results": [
+            {"tool": "search", "call_id": f"call_{n}",
+             "content": {"results": [{"snippet": r["knowledge"]}]}}
+            for n, r in enumerate(chosen, start=1)
+        ],
+        "answer": " ".join(sentences[:6]),
+    }  # fmt: skip
+
+
+def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
+    from stages.guardrails.agent_runs import check_run, make_toolkit
+
+    records = _jsonl(folder / "qa_first500.jsonl")[CHOOSE_RECORDS:]
+    toolkit = make_toolkit(config)
+    check_run(six_claim_run(records, 0), config, toolkit=toolkit)  # loads the judge's model
+    seconds, claims, calls = [], [], []
+    for index in range(3, 3 * runs + 3, 3):
+        report = check_run(six_claim_run(records, index), config, toolkit=toolkit)
+        seconds.append(report["seconds"])
+        claims.append(len(report["claims"]))
+        calls.append(report["judge_calls"])
+    return {
+        "runs": len(seconds),
+        "median_seconds": round(statistics.median(seconds), 3) if seconds else None,
+        "latency": common.latency_stats(seconds),
+        "claims_per_run": statistics.mean(claims) if claims else None,
+        "judge_calls_per_run": statistics.mean(calls) if calls else None,
+    }
+
+
+# ---------------------------------------------------------------- the bench
+
+
+def run(
+    results_dir: Path | None = None,
+    limit: int | None = None,
+    speed_runs: int = 10,
+    judge: str = "auto",
+    **_: Any,
+) -> dict[str, Any]:
+    config = {"judge": judge}
+    result: dict[str, Any] = {"targets": TARGETS, "config": config}
+    skipped = []
+    try:
+        bfcl = common.dataset_dir("bfcl", ("possible_answer",))
+        result["tool_calls"] = run_tool_calls(bfcl, limit)
+    except common.Skipped as exc:
+        skipped.append(str(exc))
+    try:
+        halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
+        result["claims"] = run_claims(halueval, limit, config)
+        result["speed_6_claims"] = run_speed(halueval, speed_runs, config)
+    except common.Skipped as exc:
+        skipped.append(str(exc))
+    if len(skipped) == 2:
+        raise common.Skipped("; ".join(skipped))
+    result["skipped"] = skipped
+    common.write_result(NAME, result, results_dir)
+    return result
+
+
+def summarize(result: dict[str, Any]) -> str:
+    lines = []
+    if tc := result.get("tool_calls"):
+        rep = tc.get("report_split") or tc
+        lines.append(
+            f"BFCL tool calls, report split: recall {rep['recall']}, precision "
+            f"{rep['precision']}, valid flagged {rep['valid_flag_rate']}"
+        )
+        lines.append(
+            f"BFCL tool calls: {tc['invalid_runs']} invalid / {tc['valid_runs']} valid runs; "
+            f"recall {tc['recall']}, precision {tc['precision']}, valid flagged "
+            f"{tc['valid_flag_rate']}"
+        )
+        lines += [f"- {k}: {v['flagged']} of {v['runs']} flagged" for k, v in tc["by_kind"].items()]
+    if cl := result.get("claims"):
+        for split in ("choose_split", "report_split", "all"):
+            if m := cl.get(split):
+                lines.append(
+                    f"HaluEval runs ({split}, judge {cl['judge']}): clean flagged "
+                    f"{m['clean_flag_rate']}, hallucinated flagged {m['hallucinated_flagged']}, "
+                    f"empty/error results flagged {m['no_evidence_flagged']}, "
+                    f"median {m['seconds']['p50']} s/run"
+                )
+    if sp := result.get("speed_6_claims"):
+        lines.append(
+            f"6-claim runs with 3 tool results: median {sp['median_seconds']} s over "
+            f"{sp['runs']} runs, {sp['judge_calls_per_run']} judge calls each"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,259 @@
+"""`check_run`: one agent run in, one HallucinationReport out.
+
+The claims go through the guardrails' one claim checker (`stages.guardrails.check_answer`: the
+same decomposition, deterministic checks, judge, probes and gate as the pipeline's own answers),
+with the run's tool results as the evidence. Around it this module adds what only a run has: the
+tool calls' verification, which results count as evidence, the run-level diagnosis, and the
+composition of the gate's action with them:
+
+- every tool result empty or an error, and an answer anyway: `block` (answered from memory);
+- the results had nothing and the agent said so: `emit` (the good case);
+- a tool whose last call was rejected: at least `revise`, with the runtime feedback for the call;
+- otherwise the claim checker's action (emit >= 0.85, revise, block < 0.4 on a critical claim).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from stages import guardrails
+from stages.guardrails.agent_runs import diagnosis, evidence, formats, tool_calls
+from stages.guardrails.agent_runs.formats import AgentRun
+from stages.models.settings import LLMSettings
+
+VERSION = "1.0.0"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
+SEVERITY = {"emit": 0, "revise": 1, "block": 2}
+
+
+class Config(BaseModel):
+    """Settings of an agent-run check. `guardrails` holds any other field of
+    `stages.guardrails.Config` (judge_threshold, llm, decomposer…); the thresholds and the
+    allowlist here win over it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    emit_threshold: float = Field(0.85, ge=0, le=1)
+    revise_threshold: float = Field(0.6, ge=0, le=1)
+    block_threshold: float = Field(0.4, ge=0, le=1)
+    # auto: the LLM judge when its model is here (the packaged GGUF, or an OpenAI-compatible
+    # server configured in guardrails.llm), else the deterministic checks and word overlap
+    judge: Literal["auto", "llm", "nli", "none"] = "auto"
+    # Self-consistency probes of critical claims, with guardrails.llm: the local GGUF or the
+    # agent's own model through an OpenAI-compatible endpoint. Off: the report says skipped.
+    probes: bool = False
+    consistency_probes: int = Field(2, ge=1, le=5)
+    identifier_allowlist: list[str] = Field(default_factory=list)
+    # reject a call of a declared tool that shares no word with the request (not for free-text
+    # tools: search, lookup, query…); bench agent_runs: BFCL irrelevance calls caught
+    check_tool_fit: bool = True
+    # the project's configs/guardrails.yaml (fitted judge thresholds) under these overrides
+    use_project_guardrails: bool = True
+    guardrails: dict[str, Any] = Field(default_factory=dict)
+
+
+def _project_guardrails() -> dict[str, Any]:
+    if not PROJECT_GUARDRAILS.is_file():
+        return {}
+    loaded = yaml.safe_load(PROJECT_GUARDRAILS.read_text(encoding="utf-8")) or {}
+    return {k: v for k, v in loaded.items() if k in guardrails.Config.model_fields}
+
+
+def _model_path(llm: dict[str, Any]) -> Path:
+    path = Path(llm.get("path") or LLMSettings().path)
+    if not path.is_absolute() and not path.exists():
+        path = PROJECT_ROOT / path  # the project's own model, from any working directory
+    return path
+
+
+def guardrails_config(config: Config) -> guardrails.Config:
+    """The claim checker's config for this check."""
+    values = _project_guardrails() if config.use_project_guardrails else {}
+    values |= {"judge_cache_dir": None}  # a report's time is its own, not a cache's
+    values |= config.guardrails
+    llm = dict(values.get("llm") or {})
+    judge = config.judge
+    if judge == "auto":
+        remote = llm.get("backend") == "openai_compatible"
+        judge = "llm" if remote or _model_path(llm).is_file() else "none"
+    if llm.get("backend", "llama_cpp") == "llama_cpp" and (judge == "llm" or config.probes):
+        llm["path"] = str(_model_path(llm))
+        values["llm"] = llm
+    values |= {
+        "judge": judge,
+        "emit_threshold": config.emit_threshold,
+        "revise_threshold": config.revise_threshold,
+        "block_threshold": config.block_threshold,
+        "consistency_probes": config.consistency_probes if config.probes else 0,
+        "identifier_allowlist": [
+            *values.get("identifier_allowlist", []),
+            *config.identifier_allowlist,
+        ],
+    }
+    return guardrails.Config(**values)
+
+
+def resolve_config(config: Config | dict | None) -> Config:
+    if config is None:
+        return Config()
+    return config if isinstance(config, Config) else Config(**config)
+
+
+def make_toolkit(config: Config | dict | None = None) -> guardrails.Toolkit:
+    """A judge and chat client to share across the runs of one batch."""
+    return guardrails.Toolkit(guardrails_config(resolve_config(config)))
+
+
+# ---------------------------------------------------------------- one run
+
+
+def check_run(
+    run: AgentRun | dict,
+    config: Config | dict | None = None,
+    *,
+    toolkit: guardrails.Toolkit | None = None,
+) -> dict:
+    """The HallucinationReport of one agent run (a parsed `AgentRun` or a run in any of the
+    three formats). Raises `formats.RunFormatError` for a run that cannot be read."""
+    started = time.perf_counter()
+    config = resolve_config(config)
+    if not isinstance(run, AgentRun):
+        run = formats.parse_run(run)
+    gconfig = toolkit.config if toolkit is not None else guardrails_config(config)
+    toolkit = toolkit or guardrails.Toolkit(gconfig)
+    calls_before = toolkit.judge_calls
+    spans, kinds = evidence.collect(run)
+    failed = {k.call_id for k in kinds if k.kind == "error" and k.call_id}
+    allowlist = gconfig.identifier_allowlist
+    validations = tool_calls.verify_run(run, allowlist, failed, config.check_tool_fit)
+    rejected = tool_calls.rejected_tools(validations)
+    claims_report = _claims(run, spans, gconfig, toolkit)
+    claims_action = claims_report["action"] if claims_report else None
+    mode = diagnosis.diagnose(
+        answer=run.answer,
+        question=run.question,
+        results=len(run.results),
+        evidence_texts=[s.text for s in spans],
+        claims_action=claims_action,
+        rejected_calls=len(rejected),
+    )
+    action, reasons, feedback = _gate(mode, claims_report, rejected)
+    by_id = {s.evidence_id: s for s in spans}
+    probes = claims_report["consistency_probes"] if claims_report else []
+    report = {
+        "run_id": run.run_id,
+        "format": run.format,
+        "question": run.question,
+        "answer": run.answer,
+        "claims": [_claim(c, by_id) for c in (claims_report or {}).get("claims", [])],
+        "tool_call_validations": [v.as_row() for v in validations],
+        "tool_results": [k.as_row() for k in kinds],
+        "evidence_spans": [s.as_row() for s in spans],
+        "consistency_probes": probes,
+        "probes": _probe_status(config, probes),
+        "overall_score": _overall(mode, claims_report),
+        "action": action,
+        "reasons": reasons,
+        "feedback": feedback if action == "revise" else [],
+        "refusal": diagnosis.refusal_text(mode) if action == "block" else None,
+        "diagnosis": {"mode": mode, "text": diagnosis.TEXTS[mode]},
+        "judge": gconfig.judge,
+        "judge_calls": toolkit.judge_calls - calls_before,
+        "seconds": round(time.perf_counter() - started, 4),
+        "check_versions": sorted(
+            [
+                *(claims_report or {}).get("check_versions", guardrails.check_versions(gconfig)),
+                f"agent_runs.evidence@{evidence.VERSION}",
+                f"agent_runs.tool_calls@{tool_calls.VERSION}",
+                f"agent_runs.diagnosis@{diagnosis.VERSION}",
+            ]
+        ),
+        "version": f"{VERSION}+guardrails@{guardrails.VERSION}",
+    }
+    return report
+
+
+def _claims(
+    run: AgentRun,
+    spans: list[evidence.Span],
+    gconfig: guardrails.Config,
+    toolkit: guardrails.Toolkit,
+) -> dict | None:
+    """The claim checker's report on the answer, against the run's evidence."""
+    if run.answer is None:
+        return None
+    if not spans and diagnosis.is_refusal(run.answer):
+        return None  # "I could not find it" over empty results asserts nothing to check
+    if not spans:
+        # nothing can support a claim: no judge call is worth making
+        gconfig = gconfig.model_copy(update={"judge": "none", "consistency_probes": 0})
+        toolkit = guardrails.Toolkit(gconfig)
+    return guardrails.check_answer(
+        run.answer,
+        evidence.as_checker_evidence(spans),
+        question=run.question,
+        config=gconfig,
+        toolkit=toolkit,
+        generated=True,
+    )
+
+
+def _gate(
+    mode: str, claims_report: dict | None, rejected: list[tool_calls.Validation]
+) -> tuple[str, list[str], list[str]]:
+    """(action, reasons, feedback): the claim checker's decision composed with the run's."""
+    action = claims_report["action"] if claims_report else "emit"
+    reasons = list(claims_report["reasons"]) if claims_report else []
+    feedback = list(claims_report["feedback"]) if claims_report else []
+    if reasons == ["refusal"]:
+        reasons = []
+    if mode == "answered_without_evidence":
+        action = "block"
+        reasons.insert(0, diagnosis.TEXTS[mode])
+    elif mode == "said_not_found":
+        action, reasons, feedback = "emit", [diagnosis.TEXTS[mode]], []
+    if rejected:
+        if SEVERITY[action] < SEVERITY["revise"]:
+            action = "revise"
+        tools = sorted({v.tool for v in rejected})
+        reasons.append(f"rejected tool call(s) never retried validly: {', '.join(tools)}")
+        feedback += [v.feedback for v in rejected]
+    return action, reasons, feedback
+
+
+def _overall(mode: str, claims_report: dict | None) -> float | None:
+    if mode == "answered_without_evidence":
+        return 0.0
+    if mode == "said_not_found":
+        return 1.0
+    return claims_report["overall_score"] if claims_report else None
+
+
+def _claim(row: dict, spans: dict[str, evidence.Span]) -> dict:
+    """A claim row of the checker, its spans addressed by tool, call id and JSON pointer."""
+    out = dict(row)
+    out["evidence_spans"] = [
+        {
+            **span,
+            "tool": spans[span["evidence_id"]].tool,
+            "call_id": spans[span["evidence_id"]].call_id,
+            "pointer": spans[span["evidence_id"]].pointer,
+            "anchor": spans[span["evidence_id"]].anchor(),
+        }
+        for span in row.get("evidence_spans") or []
+        if span.get("evidence_id") in spans
+    ]
+    return out
+
+
+def _probe_status(config: Config, probes: list[dict]) -> str:
+    if not config.probes:
+        return "skipped: no model configured for probes (probes: true uses guardrails.llm)"
+    ran = [p for p in probes if p.get("status") in ("agree", "diverge", "error")]
+    return f"ran on {len(ran)} critical claim(s)" if ran else "no claim needed a probe"

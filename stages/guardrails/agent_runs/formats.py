@@ -1,0 +1,431 @@
+"""Agent runs in, from the formats agents write; one `AgentRun` out, or a one-line error.
+
+Three formats, told apart by their shape (or named by a top-level `"format"` key):
+
+- **OpenAI Chat Completions**: `messages` (system / user / assistant with `tool_calls` / `tool`
+  with `tool_call_id`; the legacy `function_call` / `function` turns too) and `tools` as
+  `{"type": "function", "function": {"name", "parameters"}}` (or the legacy `functions`).
+  A `choices[0].message` beside the messages is the final turn.
+- **Anthropic Messages**: `messages` whose content holds `tool_use` blocks (`id`, `name`, `input`)
+  and `tool_result` blocks (`tool_use_id`, `content`, `is_error`); `tools` with `input_schema`;
+  `system` as a string or text blocks.
+- **generic**: `{"question", "tool_results": [{"tool", "call_id"?, "args"?, "content",
+  "is_error"?}], "answer", "tools"?}`, for anything else.
+
+`run_id` (or `id`) names a run; without one it is `<file stem>:<line or index>`. A run that cannot
+be read raises `RunFormatError` whose message names what is wrong in one line; `load` turns each
+into a `RunError` and goes on with the batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("openai", "anthropic", "generic")
+RUN_SUFFIXES = (".json", ".jsonl")
+
+
+class RunFormatError(ValueError):
+    """A run that cannot be read; the message is one line naming what is wrong."""
+
+
+@dataclass
+class ToolCall:
+    call_id: str
+    name: str
+    args: Any  # the parsed arguments (a dict when well formed)
+    position: int  # order among the run's events: what came before it is its provenance
+    args_error: str | None = None  # arguments that are not JSON, as the model wrote them
+
+
+@dataclass
+class ToolResult:
+    call_id: str | None
+    name: str
+    content: Any  # text, or the parsed JSON of a structured result
+    position: int
+    is_error: bool = False
+
+
+@dataclass
+class AgentRun:
+    run_id: str
+    format: str
+    question: str
+    user_texts: list[str]  # system and user turns: what the user (or the developer) provided
+    tools: dict[str, dict] | None  # declared tool name -> JSON schema of its arguments
+    calls: list[ToolCall] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+    answer: str | None = None  # the final assistant text; None when the run ends on a call
+    model: str | None = None
+    tool_descriptions: dict[str, str] = field(default_factory=dict)
+
+    def result_for(self, call: ToolCall) -> ToolResult | None:
+        return next((r for r in self.results if r.call_id == call.call_id), None)
+
+
+@dataclass
+class RunError:
+    run_id: str
+    source: str  # file and line (or index) it came from
+    error: str
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _text(content: Any) -> str:
+    """The text of a message content: a string, or the text of its text blocks."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") in ("text", "input_text", None):
+                parts.append(str(block.get("text") or ""))
+        return "\n".join(p for p in parts if p)
+    if isinstance(content, dict) and "text" in content:
+        return str(content["text"])
+    raise RunFormatError(f"content of type {type(content).__name__} is neither text nor blocks")
+
+
+def parse_json_text(value: Any) -> Any:
+    """A tool result or arguments string holding JSON, parsed; anything else as given."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _tool_descriptions(run: dict) -> dict[str, str]:
+    found = {}
+    for tool in run.get("tools") or run.get("functions") or run.get("function") or []:
+        spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+            found[spec["name"]] = str(spec.get("description") or "")
+    return found
+
+
+def _tool_schemas(run: dict) -> dict[str, dict] | None:
+    """Declared tools: OpenAI `tools` / `functions`, Anthropic `tools`, BFCL's `function`."""
+    declared = run.get("tools") or run.get("functions") or run.get("function")
+    if declared is None:
+        return None
+    if not isinstance(declared, list):
+        raise RunFormatError("'tools' is not a list")
+    tools: dict[str, dict] = {}
+    for index, tool in enumerate(declared):
+        if not isinstance(tool, dict):
+            raise RunFormatError(f"tools[{index}] is not an object")
+        spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        name = spec.get("name")
+        if not name or not isinstance(name, str):
+            raise RunFormatError(f"tools[{index}] has no name")
+        schema = spec.get("parameters", spec.get("input_schema", {"type": "object"}))
+        tools[name] = schema if isinstance(schema, dict) else {}
+    return tools
+
+
+def _call_args(raw: Any, where: str) -> tuple[Any, str | None]:
+    if raw is None or raw == "":
+        return {}, None
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw), None
+        except json.JSONDecodeError as exc:
+            return raw, f"{where}: arguments are not valid JSON ({exc.msg} at char {exc.pos})"
+    return raw, None
+
+
+def _run_id(run: dict, fallback: str) -> str:
+    value = run.get("run_id") or run.get("id")
+    return str(value) if value not in (None, "") else fallback
+
+
+# ---------------------------------------------------------------- the three formats
+
+
+def detect_format(run: Any) -> str:
+    if not isinstance(run, dict):
+        raise RunFormatError(f"a run is a JSON object, got {type(run).__name__}")
+    named = run.get("format")
+    if named is not None:
+        if named not in FORMATS:
+            raise RunFormatError(f"unknown format {named!r}; known: {', '.join(FORMATS)}")
+        return named
+    messages = run.get("messages")
+    if messages is not None and not isinstance(messages, list):
+        raise RunFormatError("'messages' is not a list")
+    if isinstance(messages, list):
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+                for b in content
+            ):
+                return "anthropic"
+        if isinstance(run.get("system"), str | list) or any(
+            isinstance(t, dict) and "input_schema" in t for t in run.get("tools") or []
+        ):
+            return "anthropic"
+        return "openai"
+    if "question" in run or "tool_results" in run or "answer" in run:
+        return "generic"
+    keys = ", ".join(sorted(run)[:8]) or "none"
+    raise RunFormatError(
+        f"not a run: no 'messages' (OpenAI / Anthropic) nor 'question' + 'tool_results' + "
+        f"'answer' (generic); keys: {keys}"
+    )
+
+
+def parse_run(run: Any, fallback_id: str = "") -> AgentRun:
+    """One run in any of the three formats; raises RunFormatError naming what is wrong."""
+    kind = detect_format(run)
+    fallback = (
+        fallback_id
+        or "run-"
+        + hashlib.sha256(json.dumps(run, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    )
+    parser = {"openai": _openai, "anthropic": _anthropic, "generic": _generic}[kind]
+    parsed = parser(run, _run_id(run, fallback))
+    parsed.tool_descriptions = _tool_descriptions(run)
+    if not parsed.question and parsed.answer is None and not parsed.calls:
+        raise RunFormatError(f"{kind} run has no user question, no tool call and no answer")
+    return parsed
+
+
+def _messages(run: dict) -> list[dict]:
+    messages = run.get("messages")
+    if not isinstance(messages, list):
+        raise RunFormatError("'messages' is not a list")
+    messages = list(messages)
+    choices = run.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    if isinstance(first, dict) and isinstance(first.get("message"), dict):
+        messages.append(choices[0]["message"])  # the completion's reply: the final turn
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise RunFormatError(f"messages[{index}] has no role")
+    return messages
+
+
+def _openai(run: dict, run_id: str) -> AgentRun:
+    parsed = AgentRun(run_id, "openai", "", [], _tool_schemas(run), model=run.get("model"))
+    names: dict[str, str] = {}
+    last_text: tuple[int, str] | None = None
+    for index, message in enumerate(_messages(run)):
+        role, where = message["role"], f"messages[{index}]"
+        if role in ("system", "developer", "user"):
+            text = _text(message.get("content"))
+            parsed.user_texts.append(text)
+            if role == "user":
+                parsed.question = text
+        elif role == "assistant":
+            calls = list(message.get("tool_calls") or [])
+            if isinstance(message.get("function_call"), dict):
+                calls.append({"id": f"call_{index}", "function": message["function_call"]})
+            for number, call in enumerate(calls):
+                function = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(function, dict) or not function.get("name"):
+                    raise RunFormatError(f"{where}.tool_calls[{number}] has no function.name")
+                call_id = str(call.get("id") or f"call_{index}_{number}")
+                args, error = _call_args(function.get("arguments"), f"{where}.tool_calls[{number}]")
+                parsed.calls.append(ToolCall(call_id, function["name"], args, index, error))
+                names[call_id] = function["name"]
+            text = _text(message.get("content"))
+            if text.strip() and not calls:
+                last_text = (index, text)
+        elif role in ("tool", "function"):
+            call_id = message.get("tool_call_id")
+            if role == "tool" and not call_id:
+                raise RunFormatError(f"{where}: a tool message without tool_call_id")
+            name = message.get("name") or names.get(call_id or "") or "unknown"
+            if role == "function" and not call_id:
+                call_id = next((c.call_id for c in reversed(parsed.calls) if c.name == name), None)
+            content = parse_json_text(message.get("content"))
+            if isinstance(content, list):
+                content = parse_json_text(_text(content))
+            parsed.results.append(ToolResult(call_id, name, content, index))
+        else:
+            raise RunFormatError(f"{where} has unknown role {role!r}")
+    parsed.answer = _final(last_text, parsed)
+    return parsed
+
+
+def _final(last_text: tuple[int, str] | None, parsed: AgentRun) -> str | None:
+    """The final answer: the last assistant text that comes after every tool result."""
+    if last_text is None:
+        return None
+    after = max((r.position for r in parsed.results), default=-1)
+    after = max(after, max((c.position for c in parsed.calls), default=-1))
+    return last_text[1] if last_text[0] > after else None
+
+
+def _anthropic(run: dict, run_id: str) -> AgentRun:
+    parsed = AgentRun(run_id, "anthropic", "", [], _tool_schemas(run), model=run.get("model"))
+    if run.get("system"):
+        parsed.user_texts.append(_text(run["system"]))
+    names: dict[str, str] = {}
+    last_text: tuple[int, str] | None = None
+    for index, message in enumerate(_messages(run)):
+        role, where = message["role"], f"messages[{index}]"
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        if role not in ("user", "assistant", "system"):
+            raise RunFormatError(f"{where} has unknown role {role!r}")
+        texts = []
+        for number, block in enumerate(blocks):
+            if isinstance(block, str):
+                block = {"type": "text", "text": block}
+            if not isinstance(block, dict):
+                raise RunFormatError(f"{where}.content[{number}] is not a block")
+            kind = block.get("type")
+            if kind == "text":
+                texts.append(str(block.get("text") or ""))
+            elif kind == "tool_use":
+                if not block.get("name") or not block.get("id"):
+                    raise RunFormatError(f"{where}.content[{number}]: tool_use without id or name")
+                args = block.get("input", {})
+                parsed.calls.append(ToolCall(str(block["id"]), block["name"], args, index))
+                names[str(block["id"])] = block["name"]
+            elif kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if not call_id:
+                    raise RunFormatError(f"{where}.content[{number}]: tool_result without id")
+                body = block.get("content")
+                body = _text(body) if isinstance(body, list) else body
+                parsed.results.append(
+                    ToolResult(
+                        str(call_id),
+                        names.get(str(call_id), "unknown"),
+                        parse_json_text(body),
+                        index,
+                        bool(block.get("is_error")),
+                    )
+                )
+        text = "\n".join(t for t in texts if t)
+        if role in ("user", "system") and text:
+            parsed.user_texts.append(text)
+            if role == "user":
+                parsed.question = text
+        elif (
+            role == "assistant" and text.strip() and all(c.position != index for c in parsed.calls)
+        ):
+            last_text = (index, text)
+    parsed.answer = _final(last_text, parsed)
+    return parsed
+
+
+def _generic(run: dict, run_id: str) -> AgentRun:
+    question = run.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise RunFormatError("generic run: 'question' is missing or not text")
+    answer = run.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise RunFormatError("generic run: 'answer' is not text")
+    results = run.get("tool_results", [])
+    if not isinstance(results, list):
+        raise RunFormatError("generic run: 'tool_results' is not a list")
+    parsed = AgentRun(run_id, "generic", question, [question], _tool_schemas(run))
+    if isinstance(run.get("system"), str):
+        parsed.user_texts.insert(0, run["system"])
+    parsed.model = run.get("model")
+    for index, item in enumerate(results):
+        if not isinstance(item, dict):
+            raise RunFormatError(f"tool_results[{index}] is not an object")
+        name = item.get("tool") or item.get("name")
+        if not name:
+            raise RunFormatError(f"tool_results[{index}] has no 'tool' name")
+        call_id = str(item.get("call_id") or item.get("id") or f"call_{index + 1}")
+        if "args" in item or "arguments" in item:
+            args, error = _call_args(
+                item.get("args", item.get("arguments")), f"tool_results[{index}]"
+            )
+            parsed.calls.append(ToolCall(call_id, name, args, 2 * index, error))
+        content = item.get("content", item.get("result", item.get("output")))
+        parsed.results.append(
+            ToolResult(
+                call_id, name, parse_json_text(content), 2 * index + 1, bool(item.get("is_error"))
+            )
+        )
+    parsed.answer = answer
+    return parsed
+
+
+# ---------------------------------------------------------------- files
+
+
+def iter_sources(path: Path) -> list[Path]:
+    """The run files of a path: the file itself, or a folder's .json / .jsonl files (sorted,
+    recursively). Raises FileNotFoundError when there is nothing to read."""
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in RUN_SUFFIXES and p.is_file())
+        if not files:
+            raise FileNotFoundError(f"{path}: no .json or .jsonl run files in this folder")
+        return files
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    return [path]
+
+
+def read_file(path: Path) -> Iterator[AgentRun | RunError]:
+    """The runs of one file: a JSON run, a JSON list of runs (or of one run's messages), or
+    JSONL with one run a line. An unreadable line or run is a RunError; the rest go on.
+    Raises OSError / UnicodeDecodeError when the file itself cannot be read."""
+    text = path.read_text(encoding="utf-8")
+    stem = path.stem
+    if path.suffix == ".jsonl" or (path.suffix != ".json" and "\n{" in text.strip()):
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            source = f"{path.name}:{number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield RunError(f"{stem}:{number}", source, f"not JSON ({exc.msg}, col {exc.colno})")
+                continue
+            yield _parsed(record, f"{stem}:{number}", source)
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        yield RunError(stem, path.name, f"not JSON ({exc.msg}, line {exc.lineno})")
+        return
+    if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
+        data = {"messages": data}  # a bare message list is one OpenAI / Anthropic run
+    if isinstance(data, list):
+        for index, record in enumerate(data):
+            yield _parsed(record, f"{stem}:{index}", f"{path.name}[{index}]")
+        return
+    yield _parsed(data, stem, path.name)
+
+
+def _parsed(record: Any, fallback: str, source: str) -> AgentRun | RunError:
+    try:
+        return parse_run(record, fallback)
+    except RunFormatError as exc:
+        run_id = _run_id(record, fallback) if isinstance(record, dict) else fallback
+        return RunError(run_id, source, str(exc))
+
+
+def load(path: str | Path) -> list[AgentRun | RunError]:
+    """Every run under `path` (file or folder), in order; a malformed one as a RunError.
+    Raises FileNotFoundError for a path with nothing to read."""
+    items: list[AgentRun | RunError] = []
+    for source in iter_sources(Path(path)):
+        try:
+            items.extend(read_file(source))
+        except (OSError, UnicodeDecodeError) as exc:
+            items.append(RunError(source.stem, source.name, f"unreadable: {exc}"))
+    return items

@@ -1,0 +1,416 @@
+"""Tool-call verification: each call against its tool's declared schema, and its identifiers
+against where they could have come from.
+
+Schema: a real JSON Schema validator (jsonschema, Draft 2020-12) over the declared parameters,
+after mapping the non-standard type names function-calling datasets use (BFCL's `dict`, `float`,
+`tuple`, `any`; Java-style `String`, `HashMap`, `long`…) to JSON Schema. Arguments a tool does
+not declare are unknown (`additionalProperties: false` unless the schema says otherwise), so a
+call is rejected for an unknown tool, an unknown or missing argument, a wrong type, a value
+outside an enum, a pattern or a range.
+
+Provenance: every identifier in the arguments (URL, e-mail, id, file path, account or order
+number, long number) must occur in what the user (or the system prompt) wrote, in an earlier
+tool result or earlier call, or in the configured allowlist; else the call uses an invented
+identifier. An argument named like an identifier (`order_id`, `account`, `email`, `path`…)
+holds one whatever its shape.
+
+A rejected call carries `feedback`: the text a runtime sends back to the model for its retry.
+Calls of the same tool after a rejected or failed one are its retries: `attempt` counts them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from stages.common.text import NUMBER_RE, canonical_number, content_tokens, dates_in, stem
+from stages.guardrails import groundedness
+from stages.guardrails.agent_runs.formats import AgentRun, ToolCall
+
+VERSION = "1.0.0"
+# Non-standard type names -> JSON Schema; None drops the type (anything goes).
+TYPE_NAMES: dict[str, str | None] = {
+    "dict": "object",
+    "hashmap": "object",
+    "map": "object",
+    "float": "number",
+    "double": "number",
+    "tuple": "array",
+    "list": "array",
+    "arraylist": "array",
+    "long": "integer",
+    "int": "integer",
+    "char": "string",
+    "str": "string",
+    "bool": "boolean",
+    "any": None,
+    "": None,
+}
+STANDARD_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
+SCHEMA_KEYS_WITH_SCHEMAS = ("items", "additionalProperties", "not", "contains")
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+URL_RE = re.compile(r"\b(?:https?|ftp|s3|gs)://[^\s\"'<>]+|\bwww\.[^\s\"'<>]+", re.IGNORECASE)
+EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+PATH_RE = re.compile(
+    r"(?:^|(?<=\s))(?:~|\.{1,2}|[A-Za-z]:)?[\\/](?:[\w.@-]+[\\/])*[\w.@-]+|"
+    r"\b[\w-]+(?:[\\/][\w.-]+)+\.[A-Za-z0-9]{1,5}\b"
+)
+# Letters and digits mixed, with or without a separator: INV-2026-042, ord_9Xk2, A1B2C3D4.
+CODE_RE = re.compile(
+    r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b"
+    r"|\b(?=\w*\d)(?=\w*[A-Za-z])[A-Za-z0-9]{8,}\b"
+)
+# Seven digits or more (separators allowed): an account, order, phone or card number.
+LONG_NUMBER_RE = re.compile(r"(?<![\w.])\d(?:[ -]?\d){6,}(?![\w.])")
+ID_NAME_RE = re.compile(
+    r"(?:^|_)(?:id|ids|uuid|guid|account|acct|invoice|ticket|sku|iban|email|e_mail|url|uri|"
+    r"link|path|filepath|filename)(?:$|_)|(?:account|order|invoice|ticket|phone|card|serial|"
+    r"tracking|customer|user)_?(?:number|no|num|id)$|(?<=[a-z])(?:Id|ID|Url|Number)$",
+)
+# Values an identifier-named argument may hold without being an identifier.
+PLAIN_VALUE_RE = re.compile(r"^[A-Za-z][a-z]*(?:[ _][a-z]+)*$")
+
+
+@dataclass
+class Validation:
+    call_id: str
+    tool: str
+    attempt: int
+    args: str  # JSON text of the arguments as called
+    status: str  # valid | invalid
+    errors: list[str] = field(default_factory=list)
+    invented: list[str] = field(default_factory=list)  # identifiers of no known origin
+    feedback: str = ""  # for a rejected call: what a runtime sends the model for its retry
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id,
+            "tool": self.tool,
+            "attempt": self.attempt,
+            "args": self.args,
+            "status": self.status,
+            "errors": self.errors,
+            "invented_identifiers": self.invented,
+            "feedback": self.feedback,
+        }
+
+
+# ---------------------------------------------------------------- schemas
+
+
+def to_json_schema(schema: Any, *, closed: bool = True) -> dict:
+    """A declared parameter schema as standard JSON Schema: non-standard type names mapped,
+    objects with `properties` closed to undeclared keys (unless they say otherwise)."""
+    if not isinstance(schema, dict):
+        return {}
+    out = copy.deepcopy(schema)
+    _normalize(out, closed)
+    if "type" not in out and "properties" in out:
+        out["type"] = "object"
+    return out
+
+
+def _map_type(value: Any) -> Any:
+    if isinstance(value, list):
+        mapped = [_map_type(v) for v in value]
+        return None if None in mapped else mapped
+    if not isinstance(value, str):
+        return value
+    if value in STANDARD_TYPES:
+        return value
+    lowered = value.lower()
+    if lowered in STANDARD_TYPES:
+        return lowered
+    return TYPE_NAMES.get(lowered)  # an unknown type name constrains nothing
+
+
+def _normalize(node: dict, closed: bool) -> None:
+    if "type" in node:
+        mapped = _map_type(node["type"])
+        if mapped is None:
+            del node["type"]
+        else:
+            node["type"] = mapped
+    # BFCL writes "optional": true on properties and `default` values of the wrong type
+    node.pop("optional", None)
+    for key in SCHEMA_KEYS_WITH_SCHEMAS:
+        if isinstance(node.get(key), dict):
+            _normalize(node[key], closed)
+    for key in SCHEMA_LISTS:
+        for child in node.get(key) or []:
+            if isinstance(child, dict):
+                _normalize(child, closed)
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for child in properties.values():
+            if isinstance(child, dict):
+                _normalize(child, closed)
+        if closed and "additionalProperties" not in node and "patternProperties" not in node:
+            node["additionalProperties"] = False
+    if node.get("type") == "array" and "items" in node and node.get("items") in ({}, None):
+        node.pop("items")
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    path = "/".join(str(p) for p in error.absolute_path)
+    return f"argument '{path}'" if path else "arguments"
+
+
+def schema_errors(args: Any, schema: dict) -> list[str]:
+    """Plain-words errors of `args` against a JSON Schema (empty: valid)."""
+    validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+    try:
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return [f"the tool's declared schema is not valid JSON Schema: {exc.message}"]
+    validator = validator_cls(schema, format_checker=jsonschema.FormatChecker())
+    errors = []
+    for error in sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path)):
+        if error.validator == "additionalProperties":
+            known = set((error.schema.get("properties") or {}).keys())
+            extra = sorted(set(error.instance) - known) if isinstance(error.instance, dict) else []
+            where = "/".join(str(p) for p in error.absolute_path)
+            prefix = f"{where}/" if where else ""
+            errors += [f"unknown argument '{prefix}{name}'" for name in extra]
+        elif error.validator == "required":
+            missing = re.search(r"'([^']+)' is a required property", error.message)
+            name = missing.group(1) if missing else error.message
+            where = "/".join(str(p) for p in error.absolute_path)
+            errors.append(f"missing required argument '{where + '/' if where else ''}{name}'")
+        else:
+            errors.append(f"{_where(error)}: {error.message}")
+    return errors
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def identifiers(args: Any, key: str = "") -> list[str]:
+    """The identifiers in a call's arguments: URLs, e-mails, UUIDs, paths, codes, long numbers;
+    and any value of an argument whose name says it is an identifier."""
+    found: list[str] = []
+    if isinstance(args, dict):
+        for name, value in args.items():
+            found += identifiers(value, str(name))
+    elif isinstance(args, list):
+        for value in args:
+            found += identifiers(value, key)
+    elif isinstance(args, bool) or args is None:
+        pass
+    elif isinstance(args, int | float):
+        text = str(args)
+        digits = re.sub(r"\D", "", text)
+        if len(digits) >= 7 and isinstance(args, int) or (ID_NAME_RE.search(key) and digits):
+            found.append(text)
+    elif isinstance(args, str):
+        found += _string_identifiers(args, key)
+    return list(dict.fromkeys(found))
+
+
+def _string_identifiers(value: str, key: str) -> list[str]:
+    text = value.strip()
+    if not text:
+        return []
+    found = []
+    for pattern in (URL_RE, EMAIL_RE, UUID_RE):
+        found += [m.group(0).rstrip(".,;)") for m in pattern.finditer(text)]
+    rest = text
+    for item in found:
+        rest = rest.replace(item, " ")
+    found += [m.group(0) for m in PATH_RE.finditer(rest) if len(m.group(0)) > 2]
+    for item in found:
+        rest = rest.replace(item, " ")
+    found += [m.group(0) for m in CODE_RE.finditer(rest)]
+    found += [m.group(0) for m in LONG_NUMBER_RE.finditer(rest)]
+    found = [f for f in found if not is_date(f)]
+    named = not found and not is_date(text) and ID_NAME_RE.search(key) and len(text) <= 80
+    # an argument named as an identifier: its value is one, unless it is plain words
+    if named and (any(c.isdigit() for c in text) or not PLAIN_VALUE_RE.match(text)):
+        found.append(text)
+    return found
+
+
+def _flatten(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+SCALED_SHORT_RE = re.compile(r"(\d+(?:\.\d+)?)\s?(k|m|mm|mn|bn|b)\b", re.IGNORECASE)
+SHORT_SCALES = {"k": 10**3, "m": 10**6, "mm": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9}
+
+
+def _numbers(text: str) -> set[str]:
+    """Numbers of a text as digits: '1,234,567' and '1234567' alike, separators dropped;
+    "$1.2M" and "5k" at their value."""
+    values = {canonical_number(m) for m in NUMBER_RE.findall(text)}
+    values |= {re.sub(r"\D", "", m.group(0)) for m in LONG_NUMBER_RE.finditer(text)}
+    for match in SCALED_SHORT_RE.finditer(text):
+        value = float(match.group(1)) * SHORT_SCALES[match.group(2).lower()]
+        values.add(str(int(value)) if value.is_integer() else str(value))
+    return {v.replace(",", "") for v in values if v}
+
+
+def known_from(text: str, identifier: str) -> bool:
+    """Whether `identifier` occurs in `text`: case-insensitive, URLs without their trailing
+    slash, numbers in any grouping or wording ("1 234 567", "1,234,567", "1.2 million")."""
+    lowered = text.lower()
+    needle = identifier.lower().rstrip("/")
+    if needle and needle in lowered:
+        return True
+    digits = re.sub(r"[\s,-]", "", identifier)
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", digits):
+        value = canonical_number(digits.lstrip("-"))
+        known = _numbers(text) | groundedness.figure_values(text, evidence=True)
+        return value in known or value.removesuffix(".0") in known
+    return False
+
+
+def is_date(value: str) -> bool:
+    """A date ("2022-03-11", "01-01-2021", "March 11, 2022") is a value, not an identifier."""
+    numeric = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:19|20)\d\d[-/](?:19|20)?\d\d"
+    return bool(dates_in(value)) or bool(re.fullmatch(numeric, value))
+
+
+def origins_before(run: AgentRun, position: int, allowlist: list[str]) -> str:
+    """What a call at `position` may take identifiers from: the user's and system turns, the
+    results and calls before it, the allowlist."""
+    parts = list(run.user_texts)
+    parts += [_flatten(r.content) for r in run.results if r.position < position]
+    parts += [_flatten(c.args) for c in run.calls if c.position < position]
+    parts += allowlist
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- does the tool fit
+
+
+def _name_words(name: str) -> str:
+    """'math.factorial' / 'getUserOrders' / 'get_user_orders' as words."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return re.sub(r"[._\-/]+", " ", spaced)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in content_tokens(text) if not t.isdigit()}
+
+
+# Tools that take any free-text request (a search, a lookup): they fit every question.
+GENERIC_TOOL_RE = re.compile(
+    r"\b(?:search\w*|query|queries|lookup|look up|retriev\w+|find|browse|fetch|ask|knowledge|"
+    r"kb|web|docs?|documents?|faq|sql|database)\b",
+    re.IGNORECASE,
+)
+
+
+def tool_fits(request: str, name: str, description: str, ids_from_request: bool = False) -> bool:
+    """A tool fits a request when its name or description shares a content word (stems) with
+    it, when it is a free-text tool (search, lookup, query…), or when the call passes an
+    identifier the user wrote (`ids_from_request`). A call to a tool that fits in none of these
+    ways was made for a request no declared tool serves."""
+    if not request.strip() or not (name or description) or ids_from_request:
+        return True  # nothing to compare, or the user named what the call is about
+    words = f"{_name_words(name)} {description}"
+    return bool(GENERIC_TOOL_RE.search(words)) or bool(_stems(request) & _stems(words))
+
+
+# ---------------------------------------------------------------- one call, one run
+
+
+def feedback_text(tool: str, errors: list[str], schema: dict | None, tools: list[str]) -> str:
+    """What a runtime sends back to the model for its retry: what was wrong, what to do."""
+    lines = [f"Your call to `{tool}` was rejected and not executed:"]
+    lines += [f"- {e}" for e in errors]
+    if schema is not None:
+        shown = json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+        lines.append(f"Call `{tool}` again with arguments that match its schema: {shown[:1500]}")
+    elif tools:
+        lines.append(f"Call one of the declared tools instead: {', '.join(tools)}")
+    if any("invented identifier" in e for e in errors):
+        lines.append(
+            "Use only identifiers the user gave or an earlier tool returned; if you do not have "
+            "one, ask the user for it instead of guessing."
+        )
+    return "\n".join(lines)
+
+
+def verify_call(
+    call: ToolCall, run: AgentRun, allowlist: list[str], attempt: int = 1, check_fit: bool = True
+) -> Validation:
+    errors: list[str] = []
+    schema = None
+    declared = run.tools
+    if call.args_error:
+        errors.append(call.args_error)
+    elif declared is not None and call.name not in declared:
+        errors.append(f"unknown tool '{call.name}' (declared: {', '.join(sorted(declared))})")
+    elif declared is not None:
+        schema = to_json_schema(declared[call.name])
+        errors += schema_errors(call.args, schema)
+    request = run.question or "\n".join(run.user_texts)
+    description = run.tool_descriptions.get(call.name, "")
+    from_request = any(
+        known_from(request, i) for i in identifiers(call.args if not call.args_error else {})
+    )
+    fits = not check_fit or declared is None or call.name not in declared
+    if not fits and not tool_fits(request, call.name, description, from_request):
+        errors.append(
+            f"tool '{call.name}' does not fit the request: neither its name nor its "
+            "description shares a word with what the user asked"
+        )
+    invented = []
+    if not call.args_error:
+        origins = origins_before(run, call.position, allowlist)
+        invented = [i for i in identifiers(call.args) if not known_from(origins, i)]
+        errors += [
+            f"invented identifier '{i}': not given by the user, an earlier tool result or "
+            "the allowlist"
+            for i in invented
+        ]
+    status = "invalid" if errors else "valid"
+    feedback = feedback_text(call.name, errors, schema, sorted(declared or {})) if errors else ""
+    return Validation(
+        call.call_id,
+        call.name,
+        attempt,
+        _flatten(call.args) if not isinstance(call.args, str) else call.args,
+        status,
+        errors,
+        invented,
+        feedback,
+    )
+
+
+def verify_run(
+    run: AgentRun, allowlist: list[str], failed_result: set[str], check_fit: bool = True
+) -> list[Validation]:
+    """Every call of the run, in order. A call of a tool after a rejected call of that tool, or
+    after one whose result was an error (`failed_result`: call ids), is its next attempt."""
+    validations = []
+    attempts: dict[str, int] = {}
+    retry_pending: dict[str, bool] = {}
+    for call in sorted(run.calls, key=lambda c: c.position):
+        if retry_pending.get(call.name):
+            attempts[call.name] = attempts.get(call.name, 1) + 1
+        attempt = attempts.setdefault(call.name, 1)
+        validation = verify_call(call, run, allowlist, attempt, check_fit)
+        retry_pending[call.name] = validation.status != "valid" or call.call_id in failed_result
+        validations.append(validation)
+    return validations
+
+
+def rejected_tools(validations: list[Validation]) -> list[Validation]:
+    """The rejected calls of tools whose last call in the run was rejected too: nothing valid
+    replaced them (a later valid call of the same tool is read as their retry)."""
+    last = {v.tool: v for v in validations}
+    return [v for v in validations if v.status != "valid" and last[v.tool].status != "valid"]

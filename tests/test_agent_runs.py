@@ -1,0 +1,448 @@
+"""Agent runs (issue 42): formats, tool-call verification, evidence, diagnosis, check_run.
+
+Checks run with `judge: none` (deterministic checks and word overlap), so no model is needed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stages.guardrails.agent_runs import (
+    RunError,
+    RunFormatError,
+    check_run,
+    diagnosis,
+    evidence,
+    load,
+    parse_run,
+    tool_calls,
+)
+from stages.guardrails.agent_runs.formats import ToolResult
+
+NO_JUDGE = {"judge": "none"}
+
+ORDER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_order",
+        "description": "Look up an order by its id",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "order_id": {"type": "string", "pattern": "^ORD-[0-9]{5}$"},
+                "fields": {"type": "string", "enum": ["status", "all"]},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 10},
+            },
+            "required": ["order_id"],
+        },
+    },
+}
+
+
+def openai_run(args: dict | str, result: str, answer: str, question: str | None = None) -> dict:
+    return {
+        "run_id": "oa-1",
+        "tools": [ORDER_TOOL],
+        "messages": [
+            {"role": "system", "content": "You are a support agent."},
+            {"role": "user", "content": question or "What is the status of order ORD-12345?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {
+                            "name": "get_order",
+                            "arguments": args if isinstance(args, str) else json.dumps(args),
+                        },
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": result},
+            {"role": "assistant", "content": answer},
+        ],
+    }
+
+
+ORDER_RESULT = json.dumps(
+    {"order": {"id": "ORD-12345", "status": "shipped", "carrier": "DHL"}, "count": 1}
+)
+
+
+def anthropic_run(result_content, is_error: bool, answer: str) -> dict:
+    return {
+        "id": "an-1",
+        "system": "Answer from the knowledge base.",
+        "tools": [
+            {
+                "name": "search_kb",
+                "description": "Search the knowledge base",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}},
+                    "required": ["query"],
+                },
+            }
+        ],
+        "messages": [
+            {"role": "user", "content": "How long is the return window?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me search."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "search_kb",
+                        "input": {"query": "return window"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": result_content,
+                        "is_error": is_error,
+                    }
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": answer}]},
+        ],
+    }
+
+
+# ---------------------------------------------------------------- formats
+
+
+def test_openai_run_is_parsed():
+    run = parse_run(openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "It has shipped."))
+    assert run.format == "openai" and run.run_id == "oa-1"
+    assert run.question == "What is the status of order ORD-12345?"
+    assert [(c.call_id, c.name, c.args) for c in run.calls] == [
+        ("call_1", "get_order", {"order_id": "ORD-12345"})
+    ]
+    assert run.results[0].name == "get_order" and run.results[0].content["order"]["carrier"]
+    assert run.answer == "It has shipped." and "get_order" in run.tools
+
+
+def test_anthropic_run_is_parsed_with_is_error():
+    run = parse_run(anthropic_run([{"type": "text", "text": "boom"}], True, "Sorry."))
+    assert run.format == "anthropic" and run.run_id == "an-1"
+    assert run.calls[0].args == {"query": "return window"}
+    assert run.results[0].is_error and run.results[0].name == "search_kb"
+    assert run.answer == "Sorry." and run.question == "How long is the return window?"
+    assert "Answer from the knowledge base." in run.user_texts
+
+
+def test_generic_run_is_parsed():
+    run = parse_run(
+        {
+            "question": "Who wrote it?",
+            "tool_results": [{"tool": "search", "args": {"q": "x"}, "content": "Ann wrote it."}],
+            "answer": "Ann.",
+        },
+        "g-1",
+    )
+    assert run.format == "generic" and run.run_id == "g-1"
+    assert run.calls[0].name == "search" and run.results[0].content == "Ann wrote it."
+
+
+@pytest.mark.parametrize(
+    ("run", "says"),
+    [
+        ({"foo": 1}, "not a run"),
+        ({"messages": "x"}, "'messages' is not a list"),
+        ({"messages": [{"content": "hi"}]}, "messages[0] has no role"),
+        ({"question": "", "answer": "x"}, "'question' is missing"),
+        ({"question": "q", "tool_results": [{"content": "x"}], "answer": "a"}, "no 'tool'"),
+        (
+            {"messages": [{"role": "tool", "content": "x"}]},
+            "a tool message without tool_call_id",
+        ),
+        ({"format": "xml", "messages": []}, "unknown format"),
+    ],
+)
+def test_malformed_runs_say_what_is_wrong(run, says):
+    with pytest.raises(RunFormatError, match=says.replace("[", r"\[").replace("]", r"\]")):
+        parse_run(run)
+
+
+def test_a_batch_goes_on_past_malformed_runs(tmp_path):
+    good = openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "It has shipped.")
+    lines = [json.dumps(good), "{not json", json.dumps({"foo": 1}), "", json.dumps(good)]
+    (tmp_path / "runs.jsonl").write_text("\n".join(lines))
+    items = load(tmp_path / "runs.jsonl")
+    assert [type(i).__name__ for i in items] == ["AgentRun", "RunError", "RunError", "AgentRun"]
+    errors = [i for i in items if isinstance(i, RunError)]
+    assert errors[0].source == "runs.jsonl:2" and "not JSON" in errors[0].error
+    assert "\n" not in errors[1].error and "not a run" in errors[1].error
+
+
+def test_a_folder_and_a_bare_message_list(tmp_path):
+    messages = openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "Shipped.")["messages"]
+    (tmp_path / "a.json").write_text(json.dumps(messages))
+    (tmp_path / "b.jsonl").write_text(json.dumps({"question": "q?", "answer": "a"}) + "\n")
+    (tmp_path / "notes.txt").write_text("ignored")
+    items = load(tmp_path)
+    assert [i.run_id for i in items] == ["a", "b:1"]
+    with pytest.raises(FileNotFoundError):
+        load(tmp_path / "missing.json")
+
+
+# ---------------------------------------------------------------- tool calls
+
+
+def _validate(args, question: str | None = None) -> tool_calls.Validation:
+    run = parse_run(openai_run(args, ORDER_RESULT, "ok", question))
+    return tool_calls.verify_run(run, [], set())[0]
+
+
+def test_a_valid_call_passes():
+    assert _validate({"order_id": "ORD-12345", "limit": 3}).status == "valid"
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ({"order_id": "ORD-12345", "limit": "three"}, "argument 'limit': 'three' is not of type"),
+        ({"limit": 3}, "missing required argument 'order_id'"),
+        ({"order_id": "ORD-12345", "fields": "price"}, "is not one of ['status', 'all']"),
+        ({"order_id": "ORD-12345", "color": "red"}, "unknown argument 'color'"),
+        ({"order_id": "ORD-12345", "limit": 50}, "50 is greater than the maximum of 10"),
+        ({"order_id": "12345"}, "does not match '^ORD-[0-9]{5}$'"),
+        ('{"order_id": "ORD-1', "arguments are not valid JSON"),
+    ],
+)
+def test_schema_errors_are_named(args, error):
+    validation = _validate(args)
+    assert validation.status == "invalid"
+    assert any(error in e for e in validation.errors), validation.errors
+    assert validation.feedback.startswith("Your call to `get_order` was rejected")
+
+
+def test_unknown_tool():
+    run = openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "ok")
+    run["messages"][2]["tool_calls"][0]["function"]["name"] = "delete_order"
+    validation = tool_calls.verify_run(parse_run(run), [], set())[0]
+    assert validation.errors[0].startswith("unknown tool 'delete_order' (declared: get_order)")
+    assert "Call one of the declared tools instead: get_order" in validation.feedback
+
+
+def test_bfcl_type_names_are_mapped_to_json_schema():
+    declared = {
+        "type": "dict",
+        "properties": {
+            "rate": {"type": "float"},
+            "point": {"type": "tuple", "items": {"type": "float"}},
+            "options": {"type": "dict", "properties": {"deep": {"type": "boolean"}}},
+            "anything": {"type": "any"},
+            "name": {"type": "String"},
+        },
+        "required": ["rate"],
+    }
+    schema = tool_calls.to_json_schema(declared)
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert schema["properties"]["rate"]["type"] == "number"
+    assert schema["properties"]["point"]["type"] == "array"
+    assert "type" not in schema["properties"]["anything"]
+    good = {"rate": 0.5, "point": [1.0, 2], "options": {"deep": True}, "anything": [1], "name": "x"}
+    assert tool_calls.schema_errors(good, schema) == []
+    bad = tool_calls.schema_errors({"rate": "high", "options": {"deep": 1, "x": 2}}, schema)
+    assert "argument 'rate': 'high' is not of type 'number'" in bad
+    assert "unknown argument 'options/x'" in bad
+    assert "argument 'options/deep': 1 is not of type 'boolean'" in bad
+
+
+def test_identifiers_must_come_from_the_user_or_an_earlier_result():
+    invented = _validate({"order_id": "ORD-99999"})
+    assert invented.status == "invalid" and invented.invented == ["ORD-99999"]
+    assert "ask the user for it instead of guessing" in invented.feedback
+    assert _validate({"order_id": "ORD-12345"}).invented == []
+    # from an earlier tool result: the second call may use the id the first one returned
+    run = {
+        "question": "Refund my last order",
+        "tool_results": [
+            {"tool": "list_orders", "args": {}, "content": {"orders": [{"id": "A-77812-X"}]}},
+            {"tool": "refund", "args": {"order_id": "A-77812-X"}, "content": "done"},
+            {"tool": "email", "args": {"to": "boss@corp.example"}, "content": "sent"},
+        ],
+        "answer": "Done.",
+    }
+    validations = tool_calls.verify_run(parse_run(run), [], set())
+    assert [v.status for v in validations] == ["valid", "valid", "invalid"]
+    assert validations[2].invented == ["boss@corp.example"]
+    allowed = tool_calls.verify_run(parse_run(run), ["boss@corp.example"], set())
+    assert allowed[2].status == "valid"
+
+
+@pytest.mark.parametrize(
+    ("args", "found"),
+    [
+        ({"url": "see https://x.example/a/1."}, ["https://x.example/a/1"]),
+        ({"path": "/var/log/app.log"}, ["/var/log/app.log"]),
+        ({"account": 12345678901}, ["12345678901"]),
+        ({"customer_id": "c77"}, ["c77"]),
+        ({"query": "best pizza in town", "top_k": 5, "date": "2024-01-02"}, []),
+    ],
+)
+def test_identifier_kinds(args, found):
+    assert tool_calls.identifiers(args) == found
+
+
+def test_numbers_from_the_user_in_other_wording_are_not_invented():
+    assert tool_calls.known_from("revenue of $1.2M in 2020", "1200000")
+    assert tool_calls.known_from("a population of 8.5 million", "8500000")
+    assert tool_calls.known_from("account 1234 5678 90", "1234567890")
+    assert not tool_calls.known_from("account 1234 5678 90", "1234567891")
+
+
+def test_retries_are_recorded_as_attempts():
+    run = {
+        "question": "Status of ORD-12345?",
+        "tools": [ORDER_TOOL],
+        "tool_results": [
+            {"tool": "get_order", "args": {"order_id": "12345"}, "content": "Error: bad id"},
+            {"tool": "get_order", "args": {"order_id": "ORD-12345"}, "content": ORDER_RESULT},
+        ],
+        "answer": "It has shipped.",
+    }
+    report = check_run(run, NO_JUDGE)
+    validations = report["tool_call_validations"]
+    assert [(v["attempt"], v["status"]) for v in validations] == [(1, "invalid"), (2, "valid")]
+    assert not any("rejected tool call" in r for r in report["reasons"])  # the retry fixed it
+
+
+# ---------------------------------------------------------------- evidence
+
+
+def test_a_json_result_is_read_as_key_value_text_with_pointers():
+    content = {
+        "results": [
+            {"title": "Returns", "text": "Items can be returned within 30 days."},
+            {"title": "Shipping", "text": "Orders ship in 2 days.", "updated": "2026-03-02"},
+        ],
+        "count": 2,
+    }
+    result = ToolResult("call_7", "search_kb", content, 3)
+    spans = evidence.spans_of_result(result, 1)
+    assert [s.pointer for s in spans] == ["/results/0", "/results/1"]
+    assert spans[0].text == "title: Returns\ntext: Items can be returned within 30 days."
+    assert "updated: 2026-03-02 (2 March 2026)" in spans[1].text
+    assert spans[1].anchor() == "search_kb#call_7/results/1"
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "kind"),
+    [
+        ("", False, "empty"),
+        ({"results": [], "count": 0}, False, "empty"),
+        ("[]", False, "empty"),
+        ("anything", True, "error"),
+        ("Error: 503 Service Unavailable", False, "error"),
+        ('Traceback (most recent call last):\n  File "x"\nKeyError: 1', False, "error"),
+        ({"error": {"code": 404, "message": "missing"}}, False, "error"),
+        ({"status": 500, "detail": "boom"}, False, "error"),
+        ("No results found for your query.", False, "not_found"),
+        ({"found": False, "message": "nothing"}, False, "not_found"),
+        ({"title": "Error handling", "text": "Retry on error."}, False, "evidence"),
+        ("The error rate fell to 2% in May.", False, "evidence"),
+    ],
+)
+def test_empty_error_and_not_found_results_are_not_evidence(content, is_error, kind):
+    assert evidence.classify(ToolResult("c", "t", content, 0, is_error))[0] == kind
+
+
+# ---------------------------------------------------------------- reports
+
+
+def test_a_grounded_run_is_emitted_with_spans_addressed():
+    report = check_run(
+        openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "Order ORD-12345 was shipped."),
+        NO_JUDGE,
+    )
+    assert report["action"] == "emit" and report["diagnosis"]["mode"] == "grounded"
+    span = report["claims"][0]["evidence_spans"][0]
+    assert (span["tool"], span["call_id"], span["pointer"]) == ("get_order", "call_1", "")
+    assert report["tool_call_validations"][0]["status"] == "valid"
+    assert report["probes"].startswith("skipped: no model configured")
+    for field in ("run_id", "claims", "consistency_probes", "overall_score", "version"):
+        assert field in report
+
+
+def test_answered_although_every_result_was_empty_or_an_error_is_blocked():
+    report = check_run(
+        anthropic_run("upstream timeout", True, "The return window is 30 days."), NO_JUDGE
+    )
+    assert report["action"] == "block"
+    assert report["diagnosis"]["mode"] == "answered_without_evidence"
+    assert report["tool_results"][0]["kind"] == "error"
+    refusal = report["refusal"]
+    assert "returned nothing usable" in refusal
+    assert "search_kb" not in refusal and "toolu_1" not in refusal  # no internals
+
+
+def test_saying_it_could_not_find_it_is_the_good_case():
+    report = check_run(
+        anthropic_run({"results": []}, False, "I couldn't find the return window."), NO_JUDGE
+    )
+    assert report["action"] == "emit" and report["diagnosis"]["mode"] == "said_not_found"
+    assert report["refusal"] is None
+
+
+def test_an_off_topic_result_is_diagnosed():
+    result = json.dumps({"results": [{"text": "Our office dog is called Biscuit."}]})
+    report = check_run(
+        openai_run(
+            {"order_id": "ORD-12345"},
+            result,
+            "Your parcel left the Hamburg warehouse on Monday.",
+            question="When did order ORD-12345 leave the warehouse?",
+        ),
+        NO_JUDGE,
+    )
+    assert report["action"] in ("revise", "block")
+    assert report["diagnosis"]["mode"] == "off_topic_result"
+
+
+def test_an_unsupported_claim_gets_revise_feedback_or_a_refusal():
+    report = check_run(
+        openai_run(
+            {"order_id": "ORD-12345"},
+            ORDER_RESULT,
+            "Order ORD-12345 was shipped. It was delivered to Berlin by FedEx on 4 May.",
+        ),
+        NO_JUDGE,
+    )
+    assert report["action"] in ("revise", "block")
+    assert report["diagnosis"]["mode"] == "unsupported_claims"
+    if report["action"] == "revise":
+        assert any("FedEx" in f for f in report["feedback"])
+    else:
+        assert "not supported by what was found" in report["refusal"]
+
+
+def test_a_rejected_call_makes_an_emitted_answer_revise_with_runtime_feedback():
+    run = openai_run({"order_id": "ORD-12345", "color": "red"}, ORDER_RESULT, "It was shipped.")
+    report = check_run(run, NO_JUDGE)
+    assert report["action"] == "revise"
+    assert any("unknown argument 'color'" in f for f in report["feedback"])
+
+
+def test_thresholds_are_configurable():
+    run = openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "The order status is shipped.")
+    assert check_run(run, NO_JUDGE)["action"] == "emit"
+    strict = check_run(run, {**NO_JUDGE, "emit_threshold": 1.0, "guardrails": {}})
+    assert strict["action"] in ("emit", "revise")  # lexical support 1.0 still emits at 1.0
+
+
+def test_diagnosis_refusal_detection():
+    assert diagnosis.is_refusal("I could not find any information about that order.")
+    assert diagnosis.is_refusal("The search did not return anything about it.")
+    assert not diagnosis.is_refusal("The order was shipped on Monday.")
