@@ -18,9 +18,11 @@ feedback terms from the best chunk's heading) and searched again, at most `max_a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
@@ -40,12 +42,14 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.13.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
+VERSION = "2.15.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
 # 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
 # 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
 # 2.10: a negated question whose top chunks state no negation is not found;
 # 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading;
-# 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence
+# 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence;
+# 2.15 (2.14 is another change in flight): a name's one-edit typo counts only when it lands on
+# a name the sources write ("Paris" is not "parks" of "parking"; issue 43)
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")
@@ -173,6 +177,22 @@ class ChunkView:
         self.headings = [f"{t} {s}" for t, s in zip(titles, sections, strict=True)]
         self._title_chunks = Counter(titles)
         self._cache: dict[int, ChunkTokens] = {}
+        self._name_rows: dict[str, list[int]] | None = None
+
+    def written_as_name(self, allowed: np.ndarray) -> Callable[[str], bool]:
+        """Whether an `allowed` row (a boolean mask) writes a term as a name (capitalised inside
+        a sentence): the name check's typo tolerance lands only on names. The term -> rows map
+        is built on first use, over every chunk, once per run: only a typo needs it."""
+
+        def as_name(term: str) -> bool:
+            if self._name_rows is None:
+                self._name_rows = defaultdict(list)
+                for row, text in enumerate(self.texts):
+                    for found in names.name_terms(text):  # headings are title case
+                        self._name_rows[found].append(row)
+            return any(allowed[row] for row in self._name_rows.get(term, ()))
+
+        return as_name
 
     def tokens(self, row: int) -> ChunkTokens:
         if row not in self._cache:
@@ -461,7 +481,9 @@ def _names_checked(outcome: dict, question: str, eligible_docs: list[str], score
     state = outcome["state"]
     allowed = np.zeros(len(scorer.indexes.chunk_ids), dtype=bool)
     allowed[scorer.indexes.rows_for_docs(eligible_docs)] = True
-    unwritten = names.unwritten_names(question, scorer.indexes.bm25.written(allowed))
+    written = scorer.indexes.bm25.written(allowed)
+    vocabulary = dataclasses.replace(written, as_name=scorer.view.written_as_name(allowed))
+    unwritten = names.unwritten_names(question, vocabulary)
     if not unwritten:
         return outcome
     checked = {**state, "state": "not_found", "confidence": 0.0, "unwritten_names": unwritten}

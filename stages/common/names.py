@@ -9,6 +9,11 @@ sources write it, a spelling one edit away (a typo: "Frensh", "Bismark") or a fo
 the same stem ("Revolutionary", "revolution"), accents and inflection aside ("Celoron" is
 "Céloron", "Initech's" is "Initech").
 
+A one-edit spelling counts only when the sources write it as a name: capitalised inside a
+sentence (issue 43). "Paris" is one edit from "parks", whose stem a folder writing "parking"
+holds; a typo of a name ("Celeron", "Liszy") lands on a name, a city landing on a common word is
+a near miss, not a typo (scripts/name_near_misses.py measured the trade on SQuAD 2.0 articles).
+
 A year works the same way: "What did the Enterprise plan cost in 2019?" cannot be answered from
 sources that never write 2019, and SQuAD 2.0 makes near misses by changing one ("appointed in
 1765" where the text says 1756). A year is written only as itself.
@@ -109,18 +114,51 @@ class Vocabulary:
 
     occurs: Callable[[str], bool]  # the term occurs in them
     starting: Callable[[str], list[str]]  # their terms that start with a prefix
+    # the term occurs capitalised inside a sentence (a name); None: unknown, any term counts
+    as_name: Callable[[str], bool] | None = None
 
     @classmethod
     def of_texts(cls, texts: Iterable[str]) -> Vocabulary:
         """The vocabulary of plain texts, tokenized as the BM25 index tokenizes chunks (tests,
         benches; the pipeline reads its index's: `search.Bm25Index.written`)."""
+        texts = list(texts)
         terms = sorted({form for text in texts for t in tokenize(text) for form in folded_forms(t)})
+        named = {term for text in texts for term in name_terms(text)}
 
         def starting(prefix: str) -> list[str]:
             start = bisect.bisect_left(terms, prefix)
             return terms[start : bisect.bisect_left(terms, prefix + "\uffff")]
 
-        return cls(set(terms).__contains__, starting)
+        return cls(set(terms).__contains__, starting, named.__contains__)
+
+
+SENTENCE_END = frozenset(".!?:;\n\r\t•*#>|")
+WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _heading(line: str) -> bool:
+    """A line whose every word of four letters or more is capitalised ("Office Parking")."""
+    longer = re.findall(r"[^\W\d_]{4,}", line)
+    return bool(longer) and all(word[0].isupper() for word in longer)
+
+
+def name_terms(text: str) -> set[str]:
+    """The folded stems of the words a text writes capitalised inside a sentence: "Paris" in
+    "offices in Paris", not "Parking" opening a sentence or a heading."""
+    found: set[str] = set()
+    for line in text.splitlines():
+        if _title_cased(line) or _heading(line):  # capitals say nothing there
+            continue
+        for match in WORD_RE.finditer(line):
+            if not match.group()[0].isupper():
+                continue
+            before = line[: match.start()].rstrip(" \u00a0\"'“‘(")
+            if not before or before[-1] in SENTENCE_END:
+                continue  # a sentence's, line's or list item's first word says nothing
+            for part in re.split(r"[-]", re.sub(r"['’]s?$", "", match.group())):
+                if part:
+                    found.update(folded_forms(stem(part.lower())))
+    return found
 
 
 def is_written(name: str, vocabulary: Vocabulary) -> bool:
@@ -129,8 +167,12 @@ def is_written(name: str, vocabulary: Vocabulary) -> bool:
     "Canadian") shares a prefix of at least `MIN_PREFIX` letters and three quarters of the name."""
     if name.isdigit():  # a year is written as such or not at all
         return vocabulary.occurs(name)
-    if any(vocabulary.occurs(fold(stem(spelling))) for spelling in spellings(name)):
+    if vocabulary.occurs(fold(stem(name))):
         return True
+    for spelling in spellings(name):  # a typo lands on a name, never on a common word
+        term = fold(stem(spelling))
+        if vocabulary.occurs(term) and (vocabulary.as_name is None or vocabulary.as_name(term)):
+            return True
     root = fold(stem(name))
     if any(vocabulary.occurs(root[:end]) for end in range(MIN_PREFIX, len(root))):
         return True  # the sources write a shorter stem the name starts with
