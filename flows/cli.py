@@ -125,7 +125,7 @@ def _run_pipeline(config, records: list[dict], show_progress: bool, in_flow: boo
     from flows import executor
     from stages.common import progress
 
-    progress.enable(show_progress)
+    progress.enable(show_progress, console)  # stage bars nest in the same live display
     bars = StageProgress(show_progress)
     executor.on_stage_event(bars)
     started = time.perf_counter()
@@ -192,6 +192,7 @@ def run(
         f"questions {summary['questions']} | answered {summary['answered']} | refused "
         f"{summary['refused']} | blocked {summary['blocked']} | errors {summary['errors']} | "
         f"ingestion errors {summary['ingestion_errors']} | "
+        f"warnings {summary['ingestion_warnings']} | "
         f"cache hits {hits}/{len(summary['stages'])} | {summary['wall_seconds']:.1f}s"
     )
     for warning in summary["warnings"]:
@@ -456,6 +457,7 @@ app.command("trace")(trace_command)
 app.command("backfill")(backfill_command)
 app.command("serve")(serve_command)
 # -- agent-run check (issue 42): registered below this line --
+app.command("check")(__import__("flows.agent_check", fromlist=["_"]).check_command)
 # -- agent serving (issue 43): registered below this line --
 from flows.agents import commands as agent_commands  # noqa: E402 - registered here
 

@@ -1,10 +1,11 @@
 """Stage 7, attribution: every [E#] marker must resolve to an evidence span of *this* question.
 
 A marker that resolves to nothing blocks the answer (status `blocked`, reason recorded). A claim
-sentence without any marker is listed for the guardrails. The rendered answer names each source
-the way a reader can check it: "According to <title> (<section>, p. <page>, version <v>, dated
-<date>) …", where the section path leaves out the title it starts with; a citation with an anchor
-names it in place of the page ("slide 3", "Prices!A4:C4", "00:01:02–00:01:09 (Ana)").
+sentence without any marker is listed for the guardrails. The rendered answer is the answer with
+its markers, then a sources list naming each source the way a person can check it: "[E1] <title> ›
+<section>, page <n> (version <v>, dated <date>)", where the section path leaves out the title it
+starts with; a citation with an anchor names it in place of the page ("slide 3", "Prices!A4:C4",
+"00:01:02–00:01:09 (Ana)"). A PDF span's bounding box stays in the citation object and the report.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 
 NAME = "attribution"
-VERSION = "1.3.0"  # 1.2: citations carry their anchor, named in the label; 1.3: initials
-# ("J. A. Hobson") do not end a cited sentence
+VERSION = "1.4.0"  # 1.2: citations carry their anchor, named in the label; 1.3: initials
+# ("J. A. Hobson") do not end a cited sentence; 1.4: the rendered answer lists its sources
+# ("[E1] title › section, page N") without bounding boxes, and a table row is one sentence
 OUTPUTS = ("attributions",)  # contract tables written
 INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question

@@ -48,8 +48,9 @@ VERSION = "2.15.0"  # 2.5: strict answerability picks the sentence; .1: int8 ONN
 # 2.10: a negated question whose top chunks state no negation is not found;
 # 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading;
 # 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence;
-# 2.15 (2.14 is another change in flight): a name's one-edit typo counts only when it lands on
-# a name the sources write ("Paris" is not "parks" of "parking"; issue 43)
+# 2.14: a table row line is one sentence, "ul." / "str." do not end one (stages/common/text.py);
+# 2.15: a name's one-edit typo counts only when it lands on a name the sources write ("Paris"
+# is not "parks" of "parking"; issue 43)
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")

@@ -1073,7 +1073,7 @@ def test_the_final_answer_shows_the_re_cited_markers_and_their_sources():
     final = finals["q1"]
     assert (final["status"], final["answer"]) == ("answered", "Embroidery [E1]")
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
-    assert final["rendered_answer"].startswith("According to Price List 2026")
+    assert final["rendered_answer"].startswith("Embroidery [E1]\n\nSources:\n[E1] Price List 2026")
     assert reports["q1"]["claims"][0]["evidence_ids"] == ["E1"]
 
 

@@ -7,6 +7,8 @@ which re-cites a claim whose cited span lacks what another evidence item of its 
 
 from __future__ import annotations
 
+import json
+
 from stages import contracts
 from stages.common.text import MARKER_RE, cited_sentences
 from stages.formats.anchors import anchor_label
@@ -29,24 +31,36 @@ def section_below_title(section_path: str | None, title: str) -> str | None:
     return " > ".join(parts) or None
 
 
+def place_for_reader(anchor: dict | str | None) -> str | None:
+    """The anchor as a person finds the place: a page, a slide, a cell range, a time range, a
+    ticket comment. A PDF span's bounding box is for tools (it stays in the citation object and
+    the report), so it is left out here."""
+    if isinstance(anchor, str):
+        anchor = json.loads(anchor) if anchor else None
+    if not anchor:
+        return None
+    return anchor_label({k: v for k, v in anchor.items() if k != "box"})
+
+
 def source_label(citation: dict) -> str:
+    """How a person reads a source: "title › section, page N (version v, dated d)", with the
+    anchor's place (slide, cell range, time range, ticket comment) where there is one."""
     section = section_below_title(citation["section_path"], citation["title"])
-    place = anchor_label(citation.get("anchor"))
+    place = place_for_reader(citation.get("anchor"))
     if place and section:
         # a ticket comment's section ("Comment 3 by Bo, 2026-01-02") is already in its anchor
         parts = section.split(" > ")
         section = " > ".join(parts[:-1]) if parts[-1].casefold() in place.casefold() else section
-    details = [section or None]
-    if place:
-        details.append(place)
-    elif citation["page_number"] is not None:
-        details.append(f"p. {citation['page_number']}")
+    heading = " › ".join([citation["title"], *(section.split(" > ") if section else [])])
+    if not place and citation["page_number"] is not None:
+        place = f"page {citation['page_number']}"
+    label = f"{heading}, {place}" if place else heading
+    details = []
     if citation["version"]:
         details.append(f"version {citation['version']}")
     if citation["published_at"] is not None:
         details.append(f"dated {citation['published_at'].isoformat()}")
-    shown = ", ".join(d for d in details if d)
-    return f"{citation['title']} ({shown})" if shown else citation["title"]
+    return f"{label} ({', '.join(details)})" if details else label
 
 
 def citations_for(answer: str | None, evidence: dict[str, dict]) -> dict[str, dict]:
@@ -59,14 +73,14 @@ def citations_for(answer: str | None, evidence: dict[str, dict]) -> dict[str, di
 
 
 def render(answer: str, citations: dict[str, dict]) -> str:
-    parts = []
-    for sentence, ids in cited_sentences(answer):
-        markers = "".join(f"[{i}]" for i in ids)
-        if ids and ids[0] in citations:
-            parts.append(f"According to {source_label(citations[ids[0]])}: {sentence} {markers}")
-        else:
-            parts.append(f"{sentence} {markers}".strip())
-    return " ".join(parts)
+    """The answer as a person reads it: its sentences with their markers, then a sources list,
+    one line per cited evidence id ("[E1] title › section, page N")."""
+    body = " ".join(
+        f"{sentence} {''.join(f'[{i}]' for i in ids)}".strip()
+        for sentence, ids in cited_sentences(answer)
+    )
+    sources = [f"[{i}] {source_label(citation)}" for i, citation in citations.items()]
+    return f"{body}\n\nSources:\n" + "\n".join(sources) if sources else body
 
 
 def recite(answer: str, sentence_ids: dict[int, list[str]]) -> str:

@@ -6,15 +6,19 @@ Stages stay pure: the flow decides whether a bar is drawn (`enable(True)` from t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 _enabled = False
+_console: Any = None
 
 
-def enable(on: bool) -> None:
-    global _enabled
-    _enabled = on
+def enable(on: bool, console: Any = None) -> None:
+    """`console`: the rich Console whose live display draws the caller's own bars. A stage's bar
+    then nests inside that display; on a console of its own, the two displays fought over the
+    same lines and left blank lines above the stage bars."""
+    global _enabled, _console
+    _enabled, _console = on, console
 
 
 def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
@@ -23,4 +27,6 @@ def track(items: Iterable[T], description: str, total: int | None = None) -> Ite
         return
     from rich.progress import track as rich_track
 
-    yield from rich_track(items, description=f"  {description}", total=total, transient=True)
+    yield from rich_track(
+        items, description=f"  {description}", total=total, transient=True, console=_console
+    )

@@ -114,9 +114,15 @@ SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9€$£])|\n+")
 # sentence: "the St. Lawrence", "Mt. Everest", "Dr. Lee", "Jan. 5" stay whole, so a span quotes
 # the whole fact. Words that often end a sentence ("etc.", "Inc.", "U.S.") are left out.
 _ABBREVIATED = "st mt ft mr mrs ms dr prof sr jr gen gov col capt lt sgt rev fr vs e.g i.e"
-ABBREVIATIONS = frozenset(
-    f"{_ABBREVIATED} fig figs approx jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+# street words of addresses in other languages ("ul. Floriańska 15", "Hauptstr. 5"), which
+# practically never end an English sentence
+_STREETS = "ul str"
+_MONTHS = "jan feb mar apr jun jul aug sep sept oct nov dec"
+ABBREVIATIONS = frozenset(f"{_ABBREVIATED} {_STREETS} fig figs approx {_MONTHS}".split())
+# A table row as `stages.formats.tables.row_line` writes it, "City: Krakow; Address: ul.
+# Floriańska 15; Head count: 87": at least two "header: value" cells joined by "; ". A row is
+# one unit of evidence, so nothing inside it (an abbreviation in any language) ends a sentence.
+TABLE_ROW_RE = re.compile(r"[^\n;:]{1,80}: [^\n;]*(?:; [^\n;:]{1,80}: [^\n;]*)+")
 INITIAL_RE = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
 # leading initials, "J. A. Hobson": one followed by another, or the last of a run of them
 NEXT_INITIAL_RE = re.compile(r"[A-Z]\.\s")
@@ -215,12 +221,25 @@ def _after_abbreviation(text: str, match: re.Match) -> bool:
     return word.lower() in ABBREVIATIONS
 
 
+def _inside_table_row(text: str, match: re.Match, rows: dict[int, bool]) -> bool:
+    """True when the whitespace `match` lies inside a line that is a whole table row. `rows`
+    remembers each line's answer by its start, so a long paragraph is matched once."""
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    if line_start not in rows:
+        line_end = text.find("\n", match.end())
+        line = text[line_start : len(text) if line_end < 0 else line_end].strip()
+        rows[line_start] = "; " in line and TABLE_ROW_RE.fullmatch(line) is not None
+    return rows[line_start]
+
+
 def sentence_spans(text: str, abbreviations: bool = True) -> list[tuple[int, int]]:
-    """(start, end) offsets of the sentences of `text`, whitespace trimmed. `abbreviations=False`
-    splits at every ". X" as before 2026-11-24 (frozen sets built then rebuild byte for byte)."""
-    spans, start = [], 0
+    """(start, end) offsets of the sentences of `text`, whitespace trimmed; a table row line is
+    one sentence. `abbreviations=False` splits at every ". X" as before 2026-11-24 (frozen sets
+    built then rebuild byte for byte)."""
+    spans, start, rows = [], 0, {}
     for match in SENTENCE_END_RE.finditer(text):
-        if abbreviations and "\n" not in match.group() and _after_abbreviation(text, match):
+        within = abbreviations and "\n" not in match.group()
+        if within and (_after_abbreviation(text, match) or _inside_table_row(text, match, rows)):
             continue
         spans.append((start, match.start()))
         start = match.end()
