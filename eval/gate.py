@@ -126,7 +126,7 @@ def model_identity(config) -> dict[str, str]:
 
 
 def baseline_record(run: EvalResult, root: Path = ROOT) -> dict:
-    from flows.registry import STAGES
+    from stages.catalog import stage_versions
 
     config = run.config
     return {
@@ -137,7 +137,7 @@ def baseline_record(run: EvalResult, root: Path = ROOT) -> dict:
         "cost": run.metrics["axes"]["cost"],
         "questions": run.metrics["questions"],
         "counts": run.metrics["counts"],
-        "stage_versions": {name: module.VERSION for name, module in STAGES.items()},
+        "stage_versions": stage_versions(),
         "models": model_identity(config),
         "config": {
             "as_of": str(config.as_of) if config.as_of else None,

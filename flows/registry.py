@@ -13,33 +13,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from stages import (
-    attribution,
-    contracts,
-    evidence,
-    generation,
-    guardrails,
-    indexing,
-    ingestion,
-    rerank,
-    retrieval,
-    source_selection,
-)
+from stages import contracts
+from stages.catalog import STAGES
 
-STAGES: dict[str, ModuleType] = {
-    module.NAME: module
-    for module in (
-        ingestion,
-        indexing,
-        source_selection,
-        retrieval,
-        rerank,
-        evidence,
-        generation,
-        attribution,
-        guardrails,
-    )
-}
 # The artifacts a run starts from: the corpus snapshot and the question set.
 SOURCES: dict[str, tuple[str, ...]] = {"corpus": ("corpus_files",), "questions": ("questions",)}
 # A revise round re-runs generation with the guardrails' findings as an extra input.

@@ -25,6 +25,7 @@ NOT_STAGES = {
     "stages.common",
     "stages.models",
     "stages.formats",
+    "stages.catalog",  # the ordered list of stages the layers above share; imports them all
 }
 
 
@@ -185,3 +186,26 @@ def test_stages_and_models_rebind_no_module_state_at_run_time():
         and any(isinstance(node, ast.Global) for node in ast.walk(ast.parse(path.read_text())))
     ]
     assert offenders == []
+
+
+def test_eval_imports_nothing_from_flows():
+    """The evaluation sits beside the flows it is driven by, not below them: what it needs from
+    the pipeline (the stage list) lives in `stages.catalog` (issue 44)."""
+    graph = import_graph(_project_modules())
+    upward = {
+        m: sorted(t for t in targets if t.startswith("flows")) for m, targets in graph.items()
+    }
+    assert {m: t for m, t in upward.items() if m.startswith("eval") and t} == {}
+
+
+# Rooms a person can hold (issue 44): no module in stages/ or flows/ over this many lines.
+MAX_MODULE_LINES = 700
+
+
+@pytest.mark.parametrize("package", ["stages", "flows"])
+def test_no_module_is_over_700_lines(package):
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES} == {}
