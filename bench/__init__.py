@@ -29,4 +29,5 @@ BENCHES = {
     "veto_ceiling": "bench.veto_ceiling",
     "agent_runs": "bench.agent_runs",
     "ragtruth": "bench.ragtruth",
+    "serving": "bench.serving",
 }
