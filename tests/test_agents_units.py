@@ -1,0 +1,144 @@
+"""The serving pieces without a server: renderings, error kinds, passages, declarations,
+settings, keys and the reference agent loop with a scripted model."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from flows.agents import auth, result, tools
+from flows.agents.agent import run_agent
+from flows.agents.ground import error_kind_of, passages
+from flows.agents.settings import AgentsConfigError, load_agents_config
+from tests.conftest import ROOT
+
+AGENTS = ROOT / "configs" / "agents.yaml"
+
+
+@pytest.fixture(scope="module")
+def agents():
+    return load_agents_config(AGENTS)
+
+
+def test_renderings_for_openai_and_anthropic(agents):
+    missing = result.not_found(agents, "Initech contract?", unwritten=["initech"])
+    message = missing.openai_message("call_1")
+    assert message["role"] == "tool" and message["tool_call_id"] == "call_1"
+    block = missing.anthropic_block("toolu_1")
+    assert block == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": message["content"],
+        "is_error": True,
+    }
+    body = json.loads(block["content"])
+    assert body["status"] == "not_found" and "own knowledge" in body["instruction"]
+    source = result.Source(
+        evidence_id="E1", title="Price list", span=result.Span(doc_id="p"), text="€49", score=0.8
+    )
+    found = result.with_content(agents, "success", "price?", [source], score=0.8)
+    assert found.anthropic_block("t")["is_error"] is False
+    assert json.loads(found.model_text())["sources"][0]["title"] == "Price list"
+    low = result.with_content(agents, "low_relevance", "price?", [source], score=0.6)
+    assert low.content.startswith(result.LOW_RELEVANCE_WARNING)
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "kind"),
+    [
+        (None, None, None),
+        (200, None, None),
+        (504, None, "timeout"),
+        (None, "TimeoutError: read timed out", "timeout"),
+        (429, None, "rate_limit"),
+        (None, {"type": "RateLimitError", "message": "quota"}, "rate_limit"),
+        (401, None, "auth"),
+        (None, "KeyError: API key not set", "auth"),
+        (503, None, "unavailable"),
+        (None, "ConnectionRefusedError: connection refused", "unavailable"),
+        (500, None, "unknown"),
+        (None, "ValueError: bad", "unknown"),
+    ],
+)
+def test_error_kinds(status, error, kind):
+    assert error_kind_of(status, error) == kind
+
+
+def test_passages_of_json_text_and_nothing():
+    assert passages(None) == [] and passages("") == [] and passages({"results": []}) == []
+    assert passages([{}, {"a": None}]) == []
+    records = passages({"results": [{"client": "Fabrikam", "days": 90}], "total": 1})
+    assert records == [("item 1", "client: Fabrikam; days: 90")]
+    assert passages('[{"x": "y"}]') == [("item 1", "x: y")]
+    text = passages("First paragraph.\n\nSecond one.")
+    assert [t for _, t in text] == ["First paragraph.", "Second one."]
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_declarations_are_valid_json_schema(fmt):
+    declared = tools.declarations(fmt)
+    assert len(declared) == 3
+    for tool in declared:
+        schema = tool["function"]["parameters"] if fmt == "openai" else tool["input_schema"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+    with pytest.raises(ValueError, match="unknown format"):
+        tools.declarations("gemini")
+
+
+def test_keys_must_be_stored_hashed_and_map_to_principals(agents):
+    with pytest.raises(AgentsConfigError, match="sha256"):
+        load_agents_config(AGENTS, api_keys={"plain-key": "employee"})
+    keyed = agents.model_copy(update={"api_keys": {auth.key_hash("k1"): "hr_manager"}})
+    assert auth.principal_for(keyed, "k1") == "hr_manager"
+    assert auth.principal_for(keyed, None) == "employee"
+    with pytest.raises(auth.AuthError):
+        auth.principal_for(keyed, "k2")
+    closed = keyed.model_copy(update={"anonymous_principal": None})
+    with pytest.raises(auth.AuthError, match="required"):
+        auth.principal_for(closed, None)
+    assert auth.key_from_headers({"authorization": "Bearer abc"}) == "abc"
+    assert auth.key_from_headers({"x-api-key": "xyz"}) == "xyz"
+
+
+class ScriptedModel:
+    """Calls search_knowledge_base once, then answers from what it got."""
+
+    def __init__(self):
+        self.seen = []
+
+    def turn(self, messages, declared, choice):
+        self.seen.append((choice, [d["function"]["name"] for d in declared]))
+        if messages[-1]["role"] == "user":
+            arguments = json.dumps(
+                {"query": "Initech termination notice", "query_type": "contract"}
+            )
+            call = {
+                "type": "function",
+                "function": {"name": "search_knowledge_base", "arguments": arguments},
+            }
+            return {"content": None, "tool_calls": [call]}
+        grounded = json.loads(messages[-1]["content"])
+        return {"content": f"The knowledge base says: {grounded['status']}."}
+
+
+class FakeEngine:
+    def __init__(self, agents):
+        self.agents = agents
+        self.calls = []
+
+    def search(self, query, principal, query_type=None):
+        self.calls.append((query, principal, query_type))
+        return result.not_found(self.agents, query, query_type, unwritten=["initech"])
+
+
+def test_the_agent_loop_searches_first_and_answers_from_the_result(agents):
+    engine, model = FakeEngine(agents), ScriptedModel()
+    run = run_agent(engine, model, "What is Initech's termination notice?", "sales_rep")
+    assert engine.calls == [("Initech termination notice", "sales_rep", "contract")]
+    assert model.seen[0] == ("required", ["search_knowledge_base"])
+    assert run["answer"] == "The knowledge base says: not_found."
+    tool_message = run["run"]["messages"][3]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_0_0"
+    assert run["tool_results"][0]["is_error"] is True
