@@ -340,11 +340,10 @@ def no_evidence_run(run_id: str, record: dict, index: int) -> dict:
     return run
 
 
-def halueval_items(folder: Path, limit: int | None) -> list[dict]:
+def halueval_items(folder: Path, start: int, stop: int) -> list[dict]:
     records = _jsonl(folder / "qa_first500.jsonl")
-    records = records[:limit] if limit else records
     items = []
-    for index, record in enumerate(records):
+    for index, record in enumerate(records[start:stop], start=start):
         split = "choose" if index < CHOOSE_RECORDS else "report"
         for kind, run in (
             ("clean", search_run(f"halueval-{index}:right", record, record["right_answer"])),
@@ -373,11 +372,11 @@ def claim_metrics(items: list[dict]) -> dict[str, Any]:
     }
 
 
-def run_claims(folder: Path, limit: int | None, config: dict) -> dict[str, Any]:
+def run_claims(folder: Path, start: int, stop: int, config: dict) -> dict[str, Any]:
     from stages.guardrails.agent_runs import check_run, make_toolkit
 
     toolkit = make_toolkit(config)
-    items = halueval_items(folder, limit)
+    items = halueval_items(folder, start, stop)
     for number, item in enumerate(items, start=1):
         report = check_run(item["run"], config, toolkit=toolkit)
         item.update(
@@ -394,6 +393,8 @@ def run_claims(folder: Path, limit: int | None, config: dict) -> dict[str, Any]:
     splits = {s: [i for i in items if i["split"] == s] for s in ("choose", "report")}
     return {
         "judge": toolkit.config.judge,
+        "config": config,
+        "records": f"{start + 1}-{min(stop, start + len(items) // 3)}",
         "all": claim_metrics(items),
         **{f"{s}_split": claim_metrics(chosen) for s, chosen in splits.items() if chosen},
         "missed_examples": [
@@ -447,25 +448,51 @@ def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------- the bench
 
 
+def choose(results: dict[str, dict]) -> str:
+    """The setting chosen on the choose split: lowest clean flag rate among those flagging at
+    least 0.90 of hallucinated answers, else the best balanced accuracy."""
+
+    def balanced(m: dict) -> float:
+        return (1 - m["clean_flag_rate"] + m["hallucinated_flagged"]) / 2
+
+    meeting = {k: r["all"] for k, r in results.items() if r["all"]["hallucinated_flagged"] >= 0.9}
+    if meeting:
+        return min(meeting, key=lambda k: (meeting[k]["clean_flag_rate"], k))
+    return max(results, key=lambda k: (balanced(results[k]["all"]), k))
+
+
 def run(
     results_dir: Path | None = None,
-    limit: int | None = None,
-    speed_runs: int = 10,
-    judge: str = "auto",
+    overrides: dict[str, dict[str, Any]] | None = None,
     **_: Any,
 ) -> dict[str, Any]:
-    config = {"judge": judge}
-    result: dict[str, Any] = {"targets": TARGETS, "config": config}
+    """Options (`--set agent_runs.KEY=VALUE`): records (HaluEval records, default 200: 1-100
+    choose, the rest report), bfcl_limit (records per BFCL category), speed_runs, judge."""
+    options = {"records": 200, "bfcl_limit": None, "speed_runs": 10, "judge": "auto"}
+    options |= (overrides or {}).get(NAME, {})
+    base = {"judge": options["judge"]}
+    result: dict[str, Any] = {"targets": TARGETS, "options": options}
     skipped = []
     try:
-        bfcl = common.dataset_dir("bfcl", ("possible_answer",))
-        result["tool_calls"] = run_tool_calls(bfcl, limit)
+        bfcl = common.dataset_dir("bfcl", ("possible_answer/BFCL_v4_simple_python.json",))
+        result["tool_calls"] = run_tool_calls(bfcl, options["bfcl_limit"])
     except common.Skipped as exc:
         skipped.append(str(exc))
     try:
         halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
-        result["claims"] = run_claims(halueval, limit, config)
-        result["speed_6_claims"] = run_speed(halueval, speed_runs, config)
+        settings = {
+            "short_answers_judged": {**base, "judge_short_answers": True},
+            "verbatim_short_answers": {**base, "judge_short_answers": False},
+        }
+        stop = min(int(options["records"]), CHOOSE_RECORDS)
+        chosen_on = {k: run_claims(halueval, 0, stop, c) for k, c in settings.items()}
+        chosen = choose(chosen_on)
+        result["choose"] = {"chosen": chosen, "by_setting": chosen_on}
+        if int(options["records"]) > CHOOSE_RECORDS:
+            result["claims"] = run_claims(
+                halueval, CHOOSE_RECORDS, int(options["records"]), settings[chosen]
+            )
+        result["speed_6_claims"] = run_speed(halueval, int(options["speed_runs"]), settings[chosen])
     except common.Skipped as exc:
         skipped.append(str(exc))
     if len(skipped) == 2:
@@ -489,14 +516,24 @@ def summarize(result: dict[str, Any]) -> str:
             f"{tc['valid_flag_rate']}"
         )
         lines += [f"- {k}: {v['flagged']} of {v['runs']} flagged" for k, v in tc["by_kind"].items()]
+    if ch := result.get("choose"):
+        for name, cl in ch["by_setting"].items():
+            m = cl["all"]
+            lines.append(
+                f"HaluEval runs, records {cl['records']} (choose), {name}: clean flagged "
+                f"{m['clean_flag_rate']}, hallucinated flagged {m['hallucinated_flagged']}, "
+                f"empty/error results flagged {m['no_evidence_flagged']}"
+            )
+        lines.append(f"chosen: {ch['chosen']}")
     if cl := result.get("claims"):
-        for split in ("choose_split", "report_split", "all"):
+        for split in ("report_split",):
             if m := cl.get(split):
                 lines.append(
-                    f"HaluEval runs ({split}, judge {cl['judge']}): clean flagged "
+                    f"HaluEval runs, records {cl['records']} (report, judge {cl['judge']}): "
+                    f"clean flagged "
                     f"{m['clean_flag_rate']}, hallucinated flagged {m['hallucinated_flagged']}, "
                     f"empty/error results flagged {m['no_evidence_flagged']}, "
-                    f"median {m['seconds']['p50']} s/run"
+                    f"median {m['seconds']['p50_ms']} ms/run"
                 )
     if sp := result.get("speed_6_claims"):
         lines.append(

@@ -21,8 +21,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+import stages.guardrails.agent_runs.diagnosis as diagnosis
+import stages.guardrails.agent_runs.evidence as evidence
+import stages.guardrails.agent_runs.formats as formats
+import stages.guardrails.agent_runs.tool_calls as tool_calls
 from stages import guardrails
-from stages.guardrails.agent_runs import diagnosis, evidence, formats, tool_calls
 from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
@@ -53,6 +56,10 @@ class Config(BaseModel):
     # reject a call of a declared tool that shares no word with the request (not for free-text
     # tools: search, lookup, query…); bench agent_runs: BFCL irrelevance calls caught
     check_tool_fit: bool = True
+    # An answer an LLM wrote (`check_answer(generated=True)`): its short answers ("Delhi") are
+    # judged as answers to the question even when a result holds them word for word. False:
+    # a verbatim short answer is supported, as for an extractive answer.
+    judge_short_answers: bool = True
     # the project's configs/guardrails.yaml (fitted judge thresholds) under these overrides
     use_project_guardrails: bool = True
     guardrails: dict[str, Any] = Field(default_factory=dict)
@@ -133,7 +140,7 @@ def check_run(
     allowlist = gconfig.identifier_allowlist
     validations = tool_calls.verify_run(run, allowlist, failed, config.check_tool_fit)
     rejected = tool_calls.rejected_tools(validations)
-    claims_report = _claims(run, spans, gconfig, toolkit)
+    claims_report = _claims(run, spans, gconfig, toolkit, config.judge_short_answers)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
@@ -184,6 +191,7 @@ def _claims(
     spans: list[evidence.Span],
     gconfig: guardrails.Config,
     toolkit: guardrails.Toolkit,
+    generated: bool = True,
 ) -> dict | None:
     """The claim checker's report on the answer, against the run's evidence."""
     if run.answer is None:
@@ -200,7 +208,7 @@ def _claims(
         question=run.question,
         config=gconfig,
         toolkit=toolkit,
-        generated=True,
+        generated=generated,
     )
 
 
