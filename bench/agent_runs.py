@@ -541,3 +541,116 @@ def summarize(result: dict[str, Any]) -> str:
             f"{sp['runs']} runs, {sp['judge_calls_per_run']} judge calls each"
         )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the frozen eval set
+
+SET_NAME = "agent-runs-v1"
+# Records of neither the BFCL choose split (even records) nor HaluEval records 1-200 (the
+# bench's choose and report runs): odd BFCL records, every 8th; HaluEval records 451-500.
+SET_BFCL_EVERY = 8
+SET_HALUEVAL = (450, 500)
+SET_NO_EVIDENCE = (470, 500)
+
+
+def set_records(bfcl: Path, halueval: Path) -> list[dict]:
+    """The records of agent-runs-v1, deterministic: labels correct / hallucinated / no_evidence
+    (HaluEval-built runs) and valid_call / invalid_call (BFCL-built runs)."""
+    records = []
+    for item in bfcl_items(bfcl, None):
+        index = int(item["id"].rsplit("_", 1)[1])
+        if index % 2 == 0 or (index // 2) % SET_BFCL_EVERY:
+            continue
+        label = "valid_call" if item["kind"] == "valid" else "invalid_call"
+        records.append({"id": item["run"]["run_id"], "label": label, "kind": item["kind"],
+                        "run": item["run"]})  # fmt: skip
+    for item in halueval_items(halueval, *SET_HALUEVAL):
+        if item["kind"] == "no_evidence" and item["record"] < SET_NO_EVIDENCE[0]:
+            continue
+        label = {"clean": "correct"}.get(item["kind"], item["kind"])
+        records.append({"id": item["run"]["run_id"], "label": label, "kind": item["kind"],
+                        "run": item["run"]})  # fmt: skip
+    return records
+
+
+NOTICE = """# Notice: public material in this detection set
+
+`records.jsonl` holds agent runs built by `python -m bench.agent_runs --freeze` (issue 42) from
+two public data sets; nothing was fitted on them.
+
+- **BFCL** (Berkeley Function Calling Leaderboard v4, non-live Python categories and
+  irrelevance; ShishirPatil/gorilla, berkeley-function-call-leaderboard/bfcl_eval/data @
+  6ea5797; Apache License 2.0, https://www.apache.org/licenses/LICENSE-2.0): the user requests
+  and declared tools of every 8th odd-numbered record, with the ground-truth call
+  (`valid_call`) and calls changed by bench/agent_runs.py (`invalid_call`: wrong type, missing
+  required argument, value outside an enum, unknown tool or argument, invented identifier, a
+  call for an irrelevance request). The requests, tool declarations and argument values are
+  BFCL's, modified as described.
+- **HaluEval QA** (RUCAIBox/HaluEval, records 451-500 of its QA part; MIT License, Copyright (c)
+  2020 RUCAIBox, reproduced below): each record's knowledge as a search tool's JSON result, with
+  the right answer (`correct`), the hallucinated answer (`hallucinated`), and for records
+  471-500 an empty, error or not-found result with the right answer anyway (`no_evidence`).
+
+MIT License
+
+Copyright (c) 2020 RUCAIBox
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+"""
+
+
+def freeze(root: Path | None = None) -> Path:
+    """Write eval/sets/agent-runs-v1 (records, NOTICE, manifest); refuses to overwrite."""
+    from eval.detection import write_manifest
+
+    folder = Path(root or common.ROOT) / "eval" / "sets" / SET_NAME
+    if folder.exists():
+        raise SystemExit(f"{folder} exists: a frozen set is never rewritten (make -v2)")
+    bfcl = common.dataset_dir("bfcl", ("possible_answer/BFCL_v4_simple_python.json",))
+    halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
+    records = set_records(bfcl, halueval)
+    folder.mkdir(parents=True)
+    lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+    (folder / "records.jsonl").write_text(lines, encoding="utf-8")
+    (folder / "NOTICE.md").write_text(NOTICE, encoding="utf-8")
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record["label"]] = counts.get(record["label"], 0) + 1
+    write_manifest(
+        folder,
+        {
+            "name": SET_NAME,
+            "description": "Agent runs (issue 42): tool calls to verify (BFCL-built) and answers "
+            "over tool results (HaluEval-built); flagged = the report's action is not emit",
+            "checker": "stages.guardrails.agent_runs.detection.check_record",
+            "overrides": {"agent_runs": {}},
+            "source": "BFCL v4 (Apache-2.0), HaluEval QA (MIT); see NOTICE.md",
+            "counts": dict(sorted(counts.items())),
+        },
+    )
+    return folder
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--freeze"]:
+        print(freeze())
+    else:
+        raise SystemExit("usage: python -m bench.agent_runs --freeze")

@@ -26,6 +26,7 @@ import stages.guardrails.agent_runs.evidence as evidence
 import stages.guardrails.agent_runs.formats as formats
 import stages.guardrails.agent_runs.tool_calls as tool_calls
 from stages import guardrails
+from stages.common.text import content_tokens, coverage
 from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
@@ -244,8 +245,17 @@ def _overall(mode: str, claims_report: dict | None) -> float | None:
 
 
 def _claim(row: dict, spans: dict[str, evidence.Span]) -> dict:
-    """A claim row of the checker, its spans addressed by tool, call id and JSON pointer."""
+    """A claim row of the checker, its spans addressed by tool, call id and JSON pointer, and
+    `best_span`: the anchor of the span sharing most of its words (what a person reads first)."""
     out = dict(row)
+    wanted = set(content_tokens(row.get("text") or ""))
+    shares = {
+        span["evidence_id"]: coverage(wanted, set(content_tokens(spans[span["evidence_id"]].text)))
+        for span in row.get("evidence_spans") or []
+        if span.get("evidence_id") in spans and wanted
+    }
+    best = max(shares, key=lambda i: shares[i], default=None)
+    out["best_span"] = spans[best].anchor() if best is not None and shares[best] > 0 else None
     out["evidence_spans"] = [
         {
             **span,
