@@ -60,10 +60,13 @@ CLAIM = pa.struct(
         ("evidence_spans", pa.list_(EVIDENCE_SPAN)),  # the spans it was checked against
         ("score", pa.float64()),  # groundedness in [0, 1]
         ("critical", pa.bool_()),  # carries a figure, date, name, identifier or commitment
-        ("status", pa.string()),  # supported | weak | unsupported | error
+        ("status", pa.string()),  # supported | weak | unsupported | error | not_a_claim
         ("judge", pa.string()),  # verbatim | llm | nli | none | skipped | error
         ("checks", pa.list_(CHECK_SCORE)),
         ("reasons", STRING_LIST),
+        # its span in the answer (null: the LLM decomposer's pieces); score is null for framing
+        ("char_start", pa.int32()),
+        ("char_end", pa.int32()),
     ]
 )
 TOOL_CALL_VALIDATION = pa.struct(

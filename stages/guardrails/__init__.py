@@ -44,7 +44,7 @@ passes). Final answers are schema-checked, then PII is redacted.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ from stages import contracts
 from stages.common import citations
 from stages.common.text import strip_markers
 from stages.guardrails import claims as claims_mod
-from stages.guardrails import consistency, groundedness, judge, pii, short_answers
+from stages.guardrails import consistency, framing, groundedness, judge, pii, short_answers
 from stages.guardrails.answers import REFUSAL_TEMPLATES as REFUSAL_TEMPLATES  # re-exported
 from stages.guardrails.answers import final_answer
 from stages.guardrails.answers import report_to_json as report_to_json  # re-exported
@@ -76,7 +76,11 @@ NAME = "guardrails"
 # evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
 # 2.12: a name the question misspells one edit away from the evidence's is not invented; 2.13:
 # `short_answer_signals` (opt-in, off in configs/): a short answer gated on three signals
-VERSION = "2.14.0"  # 2.14: leading initials ("J. A. Hobson") do not end a claim
+# 2.14: leading initials ("J. A. Hobson") do not end a claim
+# 2.15 (issue 41): claims as other LLMs write them (markdown, framing `not_a_claim`, refusals, their
+# own "(Passage 2)" references), derived figures to the judge, claim spans, `floor_mean` gate; also
+# covers the sentence splitter's abbreviation change in stages/common/text.py made alongside
+VERSION = "2.15.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -213,6 +217,9 @@ def check(
 
     def scored_with(claim: claims_mod.Claim) -> tuple[list[dict], ClaimScore]:
         chosen = spans_of(claim.evidence_ids, evidence)
+        if claim.refs:  # a model's own reference is checked first, not alone: citing the
+            # wrong retrieved passage is a citation slip, not an invented fact
+            chosen += [e for e in evidence.values() if not any(e is c for c in chosen)]
         scored = verify_claim(
             claim.text,
             [e["text"] for e in chosen],
@@ -230,6 +237,13 @@ def check(
         return chosen, scored
 
     for claim in decomposed:
+        if claim.refs:  # the model's own "(Passage 2)": its cited evidence, checked first
+            ids, unknown = claims_mod.resolve_refs(claim.refs, evidence)
+            claim = replace(claim, evidence_ids=list(dict.fromkeys(claim.evidence_ids + ids)))
+            claim.evidence_ids += unknown  # a passage that was not retrieved fails `citations`
+        if claim.kind != "claim":
+            claims.append(_framing_row(claim, evidence, config))
+            continue
         chosen, scored = scored_with(claim)
         fix = []
         if claim_status(scored, config) != "supported":
@@ -239,7 +253,7 @@ def check(
             # Stated by evidence it did not cite: check it as if the generator had cited that
             # evidence, and re-cite it when it holds there (the generator's words stay, only
             # the markers change; no revise round is spent on a wrong marker).
-            fixed_claim = claims_mod.Claim(claim.text, fix, claim.sentence)
+            fixed_claim = replace(claim, evidence_ids=fix)
             fixed_chosen, fixed = scored_with(fixed_claim)
             if claim_status(fixed, config) == "supported":
                 was = " ".join(f"[{i}]" for i in claim.evidence_ids)
@@ -409,8 +423,33 @@ def _decompose(answer: str, config: Config, toolkit: Toolkit) -> list[claims_mod
     return claims_mod.decompose(answer)
 
 
+def _framing_row(claim: claims_mod.Claim, evidence: dict[str, dict], config: Config) -> dict:
+    """Framing: `not_a_claim`, no score, no judge call. A refusal: a claim about the evidence,
+    supported when the evidence lacks what it says is missing (framing.refusal_support)."""
+    row = {
+        "text": claim.text,
+        "evidence_ids": claim.evidence_ids,
+        "evidence_spans": [],
+        "score": None,
+        "critical": False,
+        "status": "not_a_claim",
+        "judge": "none",
+        "checks": [],
+        "reasons": ["framing: states nothing to check"],
+        "char_start": claim.char_start,
+        "char_end": claim.char_end,
+    }
+    if claim.kind == "refusal":
+        score, why = framing.refusal_support(claim.text, [e["text"] for e in evidence.values()])
+        scored = ClaimScore(score, False, "none", [], [why], route="refusal")
+        row.update(score=score, status=claim_status(scored, config), reasons=[why])
+    return row
+
+
 def _claim_row(claim, chosen: list[dict], scored: ClaimScore, config: Config) -> dict:
     return {
+        "char_start": claim.char_start,
+        "char_end": claim.char_end,
         "text": claim.text,
         "evidence_ids": claim.evidence_ids,
         "evidence_spans": [
@@ -481,6 +520,7 @@ def check_versions(config: Config) -> list[str]:
     versions = {f"{n}@{v}" for n, v in groundedness.CHECKS.items()}
     versions |= {
         f"claims@{claims_mod.VERSION}",
+        f"framing@{framing.VERSION}",
         f"judge@{judge.VERSION}",
         f"consistency@{consistency.VERSION}",
         f"pii@{pii.VERSION}",

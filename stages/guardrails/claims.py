@@ -1,4 +1,5 @@
-"""Claim decomposition: an answer becomes atomic claims, each with the evidence ids it cites.
+"""Claim decomposition: an answer becomes atomic claims, each with the evidence ids it cites and
+its character span in the answer.
 
 Rule-based by default: one claim per sentence, and a sentence that joins independent clauses with
 ";" or ", and"/", but"/", while" is split further when each side still has a subject and a verb
@@ -8,6 +9,13 @@ two-part question writes both parts in one sentence, and judged whole the pair r
 uncertain claim (the judge gave right pairs 0.77 and 0.84, under the 0.85 gate). Every piece
 keeps the markers of its sentence. The optional LLM decomposer asks a chat client for a JSON list
 of claims; its pieces inherit the markers of the sentence they came from.
+
+Answers written by other LLMs (issue 41) carry markdown and their own citation styles: before the
+split, list markers ("2.", "-", "Step 3:"), heading hashes and emphasis are blanked, and a model's
+own references ("(Passage 2)", "[1]", "[Source: …]", "according to passage 3,", "Passage 3
+further states that") are lifted out of the text into `Claim.refs`, which the checker resolves to
+evidence ids. Blanking keeps every offset, so each claim knows its span in the original answer.
+Framing (preambles, closers, headings) and refusals are told apart by `framing.kind_of`.
 """
 
 from __future__ import annotations
@@ -16,9 +24,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.common.text import cited_sentences, words
+import stages.guardrails.framing as framing
+from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sentence_spans, words
 
-VERSION = "1.2.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+# 1.3: markdown markers, headings and a model's own references are lifted out before the split;
+# claims carry their span, kind (claim | framing | refusal) and references. Also covers the
+# sentence splitter's abbreviation change in stages/common/text.py (made alongside).
+VERSION = "1.3.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -40,6 +52,10 @@ class Claim:
     text: str
     evidence_ids: list[str] = field(default_factory=list)
     sentence: int = 0  # index of its sentence in `cited_sentences(answer)`, to re-cite it
+    kind: str = "claim"  # claim | framing (states nothing to check) | refusal (about the evidence)
+    char_start: int | None = None  # its span in the answer (markers and references included)
+    char_end: int | None = None
+    refs: list[str] = field(default_factory=list)  # the model's own references: "2", "title:X"
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -51,15 +67,194 @@ def split_clauses(sentence: str) -> list[str]:
     return parts if ok else [sentence]
 
 
-def decompose(answer: str | None) -> list[Claim]:
-    """Rule-based: sentences, then independent clauses; markers stay with their sentence."""
-    claims = []
-    for index, (sentence, ids) in enumerate(cited_sentences(answer or "")):
-        if not sentence.strip():
+# ---------------------------------------------------------------- markdown and references
+
+_NUM = r"\d{1,2}(?:\s*[:.]\s*\d{1,3})?"
+_NUMS = rf"{_NUM}(?:\s*(?:,|and|&|-|–|/)\s*(?:passages?\s*)?{_NUM})*"
+# outside brackets: "passage 2: 6-8 hours" is passage 2, then a figure
+_PLAIN = r"\d{1,2}(?:\s*(?:,|and|&)\s*(?:passages?\s*)?\d{1,2})*"
+_ORD = r"(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)"
+_SOURCE_WORD = r"(?:passages?|documents?|docs?|sources?|refs?|references?|excerpts?|contexts?)"
+# A list item's marker at the start of a line: bullets, "2.", "b)", "(3)", "Step 3:", a heading's
+# hashes or a quote's ">"; blanked so that "2." is no claim and no figure.
+LINE_MARKER_RE = re.compile(
+    r"(?m)^[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|(?:[-*+•▪◦‣–]|\d{1,2}[.)]|[a-h][.)]|\(\d{1,2}\)"
+    r"|(?i:step|option|tip|method|point)[ \t]+\d{1,2}[ \t]*[:.)-])[ \t]+)"
+)
+HEADING_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]+")
+# "steps: 1. Check … 2. Use …" written on one line: a marker after a sentence's end or a colon
+INLINE_MARKER_RE = re.compile(r"(?<=[.:!?])[ \t]+(\d{1,2}[.)])(?=[ \t]+[A-Z*])")
+EMPHASIS_RE = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=[\w.:!?)])\*(?![\w*])")
+# References, most specific first; group "n" holds the numbers, "o" an ordinal, "t" a title.
+REF_RES = (
+    # "(Passage 2)", "(passages 1 and 3)", "[1]", "[2, 3]", "(Source: passage 1)", "(p. 2:1)"
+    re.compile(
+        rf"[ \t]*[\[(][ \t]*(?:(?i:source|ref|reference|see|from|cf\.?)s?[ \t]*:?[ \t]*)?"
+        rf"(?:(?i:{_SOURCE_WORD}|p\.)[ \t]*)?#?[ \t]*(?P<n>{_NUMS})[ \t]*[\])]"
+    ),
+    # "[Source: Pricing guide]", "(Source: the second passage)"
+    re.compile(
+        r"[ \t]*[\[(][ \t]*(?i:sources?|refs?|references?)[ \t]*:[ \t]*(?P<t>[^\])\n]{1,80})[\])]"
+    ),
+    # "Passage 2:" opening a line (after a blanked list marker)
+    re.compile(rf"(?im)^[ \t]*{_SOURCE_WORD}[ \t]*(?P<n>{_PLAIN})[ \t]*[:-]"),
+    # "According to passage 3," / "As noted in the second passage," / "In passages 1 and 2,"
+    re.compile(
+        r"(?i)\b(?:according to|as (?:stated|mentioned|described|noted|explained|shown|indicated|"
+        r"seen|suggested|outlined|discussed)(?: in| by)?|based on|as per|per|from|in|see)[ \t]+"
+        rf"(?:the[ \t]+)?(?:{_ORD}[ \t]+{_SOURCE_WORD}|(?P<w>{_SOURCE_WORD})[ \t]*(?P<n>{_PLAIN}))"
+        r"\b[ \t]*,?"
+    ),
+    # "Passage 3 further states that" / "The second passage mentions"
+    re.compile(
+        rf"(?i)\b(?:the[ \t]+)?(?:{_ORD}[ \t]+{_SOURCE_WORD}|{_SOURCE_WORD}[ \t]*(?P<n>{_PLAIN}))"
+        r"[ \t]+(?:also[ \t]+|further[ \t]+|then[ \t]+|additionally[ \t]+)?(?:states?|says?|"
+        r"mentions?|notes?|explains?|adds?|suggests?|indicates?|describes?|shows?|reports?|"
+        r"recommends?|lists?|confirms?|claims?|highlights?|specifies|specify|points? out|defines?|"
+        r"provides?|gives?)\b(?:[ \t]+that\b)?[ \t]*,?"
+    ),
+)
+# What is left: "passage 3" inside a sentence keeps its word, loses its number (not a figure)
+BARE_REF_RE = re.compile(rf"(?i)\b{_SOURCE_WORD}[ \t]*(?P<n>{_PLAIN})\b|\b{_ORD}[ \t]+passage\b")
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+@dataclass
+class Masked:
+    """The answer with markdown and references blanked (same length: offsets hold)."""
+
+    text: str
+    refs: list[tuple[int, list[str]]]  # (offset, references) of each lifted reference
+    headings: list[tuple[int, int]]  # (start, end) of heading lines
+
+
+def _numbers(raw: str) -> list[str]:
+    """'1 and 3' -> ['1', '3']; '2:1' -> ['2'] (passage 2, line 1); '1-3' -> ['1', '2', '3']."""
+    out: list[str] = []
+    for part in re.split(r"\s*(?:,|\band\b|&|/)\s*", raw):
+        bounds = re.fullmatch(r"\D*(\d+)\s*[-–]\s*\D*(\d+)", part.strip())
+        if bounds and int(bounds.group(1)) < int(bounds.group(2)) <= 20:
+            out += [str(n) for n in range(int(bounds.group(1)), int(bounds.group(2)) + 1)]
             continue
+        first = re.search(r"\d+", part)
+        if first:
+            out.append(str(int(first.group())))
+    return list(dict.fromkeys(out))
+
+
+def _blank(chars: list[str], start: int, end: int, first: str = " ") -> None:
+    for i in range(start, end):
+        if chars[i] != "\n":
+            chars[i] = " "
+    if end > start and first != " ":
+        chars[start] = first
+
+
+def mask(answer: str) -> Masked:
+    """Blank list markers, heading hashes, emphasis and a model's own references."""
+    chars = list(answer)
+    headings = []
+    for m in HEADING_RE.finditer(answer):
+        line_end = answer.find("\n", m.start())
+        headings.append((m.start(), len(answer) if line_end < 0 else line_end))
+    for m in LINE_MARKER_RE.finditer(answer):
+        _blank(chars, m.start(), m.end())
+    for m in INLINE_MARKER_RE.finditer("".join(chars)):
+        _blank(chars, m.start(1), m.end(1), first="\n")  # the item starts a new sentence
+    for m in EMPHASIS_RE.finditer("".join(chars)):
+        _blank(chars, m.start(), m.end())
+    refs: list[tuple[int, list[str]]] = []
+    for pattern in REF_RES:
+        for m in pattern.finditer("".join(chars)):
+            groups = m.groupdict()
+            if groups.get("t"):
+                found = [f"title:{groups['t'].strip()}"]
+            elif groups.get("n"):
+                found = _numbers(groups["n"])
+            else:
+                found = [str(ORDINALS.get(g.lower(), 0)) for g in m.groups() if g in ORDINAL_SET]
+            refs.append((m.start(), found))
+            _blank(chars, m.start(), m.end())
+    for m in BARE_REF_RE.finditer("".join(chars)):
+        if m.group("n"):
+            refs.append((m.start(), _numbers(m.group("n"))))
+            _blank(chars, m.start("n"), m.end("n"))
+    return Masked("".join(chars), sorted(refs), headings)
+
+
+ORDINAL_SET = frozenset(
+    [*ORDINALS, *(k.capitalize() for k in ORDINALS), "1st", "2nd", "3rd", "4th", "5th"]
+)
+
+
+def _clean(text: str) -> str:
+    """A blanked slice as claim text: spaces collapsed, none before punctuation."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
+    text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
+    return text.strip(" ,;")
+
+
+def _sentences(masked: str) -> list[tuple[int, int, list[str]]]:
+    """(start, end, marker ids) of each sentence, as `cited_sentences` splits them: a marker
+    group such as "[E1][E2]" closes the sentence before it."""
+    out: list[tuple[int, int, list[str]]] = []
+    position = 0
+    groups = list(MARKER_GROUP_RE.finditer(masked)) + [None]
+    for group in groups:
+        end = group.start() if group else len(masked)
+        ids = MARKER_RE.findall(group.group()) if group else []
+        spans = sentence_spans(masked[position:end])
+        for index, (s, e) in enumerate(spans):
+            out.append((position + s, position + e, ids if index == len(spans) - 1 else []))
+        position = group.end() if group else len(masked)
+    return out
+
+
+def _owner(at: int, sentences: list[tuple[int, int, list[str]]], answer: str) -> int | None:
+    """The sentence a reference at offset `at` belongs to: the one around it, else the one it
+    follows on the same line ("… of the meat. (Passage 3)"), else the next ("Passage 3 states
+    that …" opening a line)."""
+    previous = None
+    for index, (start, end, _) in enumerate(sentences):
+        if start <= at < end:
+            return index
+        if end <= at:
+            previous = index
+        elif previous is None or "\n" in answer[sentences[previous][1] : at]:
+            return index
+        else:
+            return previous
+    return previous
+
+
+def decompose(answer: str | None) -> list[Claim]:
+    """Rule-based: sentences, then independent clauses; markers stay with their sentence, a
+    model's own references with the sentence they sit in or follow."""
+    answer = answer or ""
+    masked = mask(answer)
+    sentences = _sentences(masked.text)
+    claims = []
+    owner = [_owner(at, sentences, answer) for at, _ in masked.refs]
+    for index, (start, end, ids) in enumerate(sentences):
+        refs = [
+            r for (_, found), o in zip(masked.refs, owner, strict=True) if o == index for r in found
+        ]
+        refs = list(dict.fromkeys(r for r in refs if r != "0"))
+        heading = any(h0 <= start < h1 for h0, h1 in masked.headings)
+        sentence = masked.text[start:end]
+        cursor = 0
         for clause in split_clauses(sentence.strip()):
-            if words(clause):
-                claims.append(Claim(clause, list(ids), index))
+            at = sentence.find(clause, cursor)
+            at = cursor if at < 0 else at
+            cursor = at + len(clause)
+            text = _clean(clause)
+            if not words(text):
+                continue
+            kind = "framing" if heading else framing.kind_of(text)
+            claims.append(
+                Claim(text, list(ids), index, kind, start + at, start + cursor, list(refs))
+            )
     return claims
 
 
@@ -97,3 +292,34 @@ def decompose_llm(answer: str | None, client: Any) -> list[Claim]:
             pieces = []
         claims.extend(Claim(p, list(ids), index) for p in (pieces or [sentence.strip()]))
     return claims
+
+
+def _plain(text: object) -> str:
+    return re.sub(r"\W+", " ", str(text or "")).strip().lower()
+
+
+def resolve_refs(refs: list[str], evidence: dict[str, dict]) -> tuple[list[str], list[str]]:
+    """(evidence ids, unresolved numbered references) of a model's own references: "2" is the
+    item whose id is "E2", "2" or "passage 2", else the second item; "title:X" the item whose
+    title is X (an unknown title is dropped: "[Source: Wikipedia]" proves nothing); a number
+    beyond the evidence is returned as "passage N", a source that was not retrieved."""
+    keys = list(evidence)
+    by_name = {re.sub(r"[^a-z0-9]", "", k.lower()): k for k in keys}
+    ids: list[str] = []
+    unknown: list[str] = []
+    for ref in refs:
+        if ref.startswith("title:"):
+            title = _plain(ref[6:])
+            ids += [k for k in keys if title and title == _plain(evidence[k].get("title"))][:1]
+            continue
+        found_key = next(
+            (by_name[n] for n in (f"e{ref}", ref, f"passage{ref}", f"p{ref}") if n in by_name),
+            None,
+        )
+        if found_key is None and ref.isdigit() and 1 <= int(ref) <= len(keys):
+            found_key = keys[int(ref) - 1]
+        if found_key is None:
+            unknown.append(f"passage {ref}")
+        else:
+            ids.append(found_key)
+    return list(dict.fromkeys(ids)), unknown

@@ -21,7 +21,9 @@ class Config(BaseModel):
     emit_threshold: float = Field(0.85, ge=0, le=1)
     revise_threshold: float = Field(0.6, ge=0, le=1, description="below: claim 'unsupported'")
     block_threshold: float = Field(0.4, ge=0, le=1, description="a critical claim below blocks")
-    aggregate: Literal["min", "weighted_mean"] = "min"
+    aggregate: Literal["min", "weighted_mean", "floor_mean"] = "min"
+    # floor_mean: below this a single claim decides the answer (stages/guardrails/gate.py)
+    claim_floor: float = Field(0.5, ge=0, le=1, description="a claim below this blocks alone")
     critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
     max_revise_rounds: int = Field(2, ge=0, le=5)
     revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")

@@ -6,13 +6,28 @@ from __future__ import annotations
 from stages.guardrails.config import Config
 
 
+def scored(claims: list[dict]) -> list[dict]:
+    """The claims that carry a score: framing (`not_a_claim`) neither helps nor hurts."""
+    return [c for c in claims if c["status"] != "not_a_claim" and c["score"] is not None]
+
+
 def aggregate(claims: list[dict], config: Config) -> float:
+    """The answer's score. `min`: its weakest claim. `weighted_mean`: critical claims weigh
+    `critical_weight`. `floor_mean` (long answers, issue 41): the weighted mean, unless a claim
+    scores below `claim_floor` (a failed check, a judge's clear no): then that claim's score, so
+    one lukewarm paraphrase among supported claims does not sink the answer and one
+    unsupported figure still does."""
+    claims = scored(claims)
     if not claims:
         return 0.0
+    lowest = min(c["score"] for c in claims)
     if config.aggregate == "min":
-        return min(c["score"] for c in claims)
+        return lowest
     weights = [config.critical_weight if c["critical"] else 1.0 for c in claims]
-    return sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
+    mean = sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
+    if config.aggregate == "floor_mean" and lowest < config.claim_floor:
+        return lowest
+    return mean
 
 
 def decide(
@@ -40,9 +55,9 @@ def decide(
         reasons.append("technical error: a claim could not be checked")
     if rejected_tools:
         reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
-    if not claims:
+    if not scored(claims):
         reasons.append("no claims to verify")
-    weak = [c for c in claims if c["score"] < config.emit_threshold]
+    weak = [c for c in scored(claims) if c["score"] < config.emit_threshold]
     critical_low = [
         c
         for c in weak
@@ -50,7 +65,10 @@ def decide(
         and c["score"] < config.block_threshold
         and c["text"] not in (miscited or [])
     ]
-    if weak:
+    if config.aggregate == "floor_mean":
+        if overall < config.emit_threshold:  # the answer as a whole, not its weakest claim
+            reasons.append(f"answer scores {overall:.2f} < {config.emit_threshold}")
+    elif weak:
         reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
     if divergent:
         reasons.append(f"self-consistency probes diverge on {len(divergent)} critical claim(s)")
@@ -69,7 +87,7 @@ def decide(
         )
     if not reasons:
         return "emit", [], []
-    if hard_reasons or rejected_tools or not claims or errors:
+    if hard_reasons or rejected_tools or not scored(claims) or errors:
         return "block", reasons, feedback
     if critical_low:
         reasons.append(f"{len(critical_low)} critical claim(s) below {config.block_threshold}")

@@ -53,6 +53,7 @@ from stages.common.text import (
     stem,
     words,
 )
+from stages.guardrails.derived import derivable
 
 
 def spacy_stop_words() -> frozenset[str]:
@@ -80,11 +81,12 @@ def spacy_stop_words() -> frozenset[str]:
 SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
-    "figures": "2.0.0",
+    "figures": "2.1.0",  # 2.1: a figure derived from the spans' (sum, conversion, rounding) passes
     "scale": "2.0.0",
-    # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name
-    "entities": "2.2.0",
-    "polarity": "2.0.0",
+    # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
+    # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
+    "entities": "2.3.0",
+    "polarity": "2.1.0",  # 2.1: glued web sentences split; a span's negation scopes forward
     "citations": "1.0.0",
     "injection": "1.1.0",
     "lexical": "1.0.0",
@@ -121,7 +123,28 @@ COMMON_WORDS = frozenset(STOPWORDS | SPACY_STOP_WORDS) | {
     "customers",
     "users",
     "employees",
+    "fahrenheit",  # units, not names
+    "celsius",
+    "kelvin",
 }
+# A hyphenated first word opening with one of these is a word ("Anti-cancer", "Non-essential").
+WORD_PREFIXES = frozenset(
+    [
+        "anti",
+        "non",
+        "pre",
+        "post",
+        "multi",
+        "self",
+        "well",
+        "co",
+        "re",
+        "over",
+        "under",
+        "semi",
+        "sub",
+    ]
+)
 # Each pair: a word and its opposite direction. A claim using one side of a pair while the span
 # it restates uses only the other side has changed the meaning.
 DIRECTION_PAIRS = (
@@ -143,6 +166,7 @@ MIN_POLARITY_TOKENS = 3
 # A flip is proven only against span words the claim restates this closely (share of its words).
 MIN_RESTATEMENT = 0.8
 NEGATION_WINDOW = 2  # a span negation counts when this close to a word the claim restates
+GLUED_SENTENCE_RE = re.compile(r"(?<=[a-z]{2})\.(?=[A-Z][a-z])")
 FINITE_VERB_RE = re.compile(
     r"\b(is|are|was|were|has|have|had|do|does|did|can|cannot|will|must|may|should|shall|"
     r"\w+(?:ed|es|s))\b|n't\b",
@@ -338,7 +362,14 @@ def _number_words_as_digits(text: str, evidence: bool) -> str:
 
 def check_figures(claim: str, spans: list[str]) -> CheckResult:
     values = figure_values(claim, evidence=False)
-    missing = sorted(values - figure_values(" ".join(spans), evidence=True))
+    held = figure_values(" ".join(spans), evidence=True)
+    missing = sorted(values - held)
+    numeric = frozenset(NUMBER_WORDS) | frozenset(ORDINAL_WORDS) | frozenset(COUNT_WORDS)
+    derived = [v for v in missing if derivable(v, claim, held, " ".join(spans), numeric)]
+    missing = [v for v in missing if v not in derived]
+    if derived and not missing:
+        why = f"derived figure, left to the judge: {', '.join(derived)}"
+        return CheckResult("figures", 1.0, [why], True)
     if missing:
         shown = ", ".join(v.removeprefix("date:") for v in missing)
         return CheckResult("figures", 0.0, [f"figure or date not in evidence: {shown}"], True)
@@ -398,6 +429,21 @@ def _question_spelling(name: str, vocabulary: set[str], question: str) -> bool:
     return all(p in vocabulary or any(s in vocabulary for s in spellings(p)) for p in parts)
 
 
+def _expands_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
+    """A word of a capitalised run whose initials spell an acronym the spans hold: "National
+    Insurance Contributions (NICs)" where the evidence writes "NICs"."""
+    for run in re.finditer(r"(?:\b[A-Z][a-z]+\s+){1,5}[A-Z][a-z]+", claim):
+        if name not in run.group().split():
+            continue
+        initials = "".join(w[0] for w in run.group().split()).lower()
+        after = re.match(r"\s*\(([A-Za-z]{2,8})\)", claim[run.end() :])
+        acronyms = {fold(after.group(1)).removesuffix("s")} if after else set()
+        acronyms = {a for a in acronyms if a in vocabulary or f"{a}s" in vocabulary}
+        if initials in acronyms or initials in vocabulary and len(initials) >= 3:
+            return True
+    return False
+
+
 def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool:
     """A capitalised first word the spans lack is a name unless something says it is a word:
     the spans or the question use it in some inflection, or, in a sentence with a verb (an
@@ -406,8 +452,10 @@ def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool
     folded = fold(word)
     if folded in vocabulary or stem(folded) in vocabulary:
         return True
-    if not FINITE_VERB_RE.search(claim):
-        return False
+    if "-" in folded and folded.split("-")[0] in WORD_PREFIXES:
+        return True
+    if not FINITE_VERB_RE.search(claim) and len(words(claim)) < 3:
+        return False  # an answer phrase ("Tokyo", "Fabrikam Ltd"): its first word is its name
     tag = first_word_tag(claim)
     if tag is None:  # no tagger: the shape of the word decides
         return bool(COMMON_WORD_SUFFIXES.search(folded))
@@ -449,14 +497,21 @@ def check_entities(
     vocabulary = _vocabulary(f"{support} {headings}")
     body = strip_lead_in(claim)
     names = names_in(without_identifiers(body))
-    first = re.match(r"\W*(\w+)", body)
+    first = re.match(r"\W*([\w&-]+)", body)
     first_word = first.group(1) if first else None
+    # Words that open a sentence, a list item's label or the text after it ("Choose a scale:
+    # Decide on…"): capitalised by position, names only when nothing says they are words.
+    openers = {m.group(1): body[m.start(1) :] for m in re.finditer(r":\s+([\w-]+)", body)}
+    if first_word:
+        openers[first_word] = body[first.start(1) :]
     unknown = set()
     for name in names:
         if _name_known(name, vocabulary) or _question_spelling(name, vocabulary, context):
             continue
-        if name == first_word and _first_word_is_ordinary(
-            name, body, vocabulary | _vocabulary(context)
+        if _expands_acronym(name, body, vocabulary):
+            continue
+        if name in openers and _first_word_is_ordinary(
+            name, openers[name], vocabulary | _vocabulary(context)
         ):
             continue
         unknown.add(name)
@@ -484,6 +539,8 @@ def best_sentence(claim: str, spans: list[str]) -> tuple[str, float]:
     tokens = set(content_tokens(claim))
     best, best_cov = "", 0.0
     for span in spans:
+        # web text glues sentences ("…oily skin.Oily skin is…"): a period before a capital ends one
+        span = GLUED_SENTENCE_RE.sub(". ", span)
         for start, end in sentence_spans(span):
             sentence = span[start:end]
             cov = coverage(tokens, set(content_tokens(sentence)))
@@ -546,8 +603,10 @@ def check_polarity(claim: str, spans: list[str], min_overlap: float = 0.5) -> Ch
         return CheckResult("polarity", 1.0)  # too loose a restatement to prove a flip
     claim_words = words(body)
     claim_neg = any(_is_negation(w) for w in claim_words)
+    # a negation scopes forward: "not physically connected as they are discrete" negates
+    # "connected", not "discrete"
     span_neg = any(
-        _is_negation(w) and any(abs(i - h) <= NEGATION_WINDOW for h in hits)
+        _is_negation(w) and any(0 < h - i <= NEGATION_WINDOW + 1 for h in hits)
         for i, w in enumerate(window)
     )
     if claim_neg != span_neg:

@@ -1,0 +1,115 @@
+"""What an LLM writes around its facts: framing, which states nothing to check, and refusals,
+which state something about the evidence (issue 41).
+
+- framing: pleasantries and offers ("Sure, I can help you with that!"), lead-ins to a list
+  ("Based on the given passages, here are some steps:", any sentence ending in ":" without a
+  figure), closers ("I hope this helps", "Let me know if…", "Good luck!"), bare labels
+  ("In summary:"), advice to see a professional. Reported as `not_a_claim`: it never blocks and
+  costs no judge call.
+- refusal: "The passages do not mention X", "There is no information about X", "I am unable to
+  provide…". It is a claim about the evidence: what can be proven is that the evidence lacks X
+  (a content word of X occurs in no span), which supports it; when every word of X is in the
+  evidence the refusal may be wrong (the evidence may state it) and it scores as weak.
+
+Both are recognised on the whole claim, after a preamble ("Based on the passages,") is set aside;
+a sentence that states a fact after its preamble stays a claim.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stages.common.text import content_tokens
+
+VERSION = "1.0.0"
+
+_SOURCES = (
+    r"(?:passages?|context|information(?: provided| given)?|texts?|documents?|sources?|"
+    r"search results|results|excerpts?|articles?|data)"
+)
+PREAMBLE_RE = re.compile(
+    r"(?i)^(?:(?:sure|certainly|of course|absolutely|okay|ok|alright|great question|good question"
+    r"|yes|hello|hi)\s*[!,.]\s*)*"
+    r"(?:(?:based on|according to|from|using|given|in|with)\s+(?:the\s+|these\s+|this\s+)?"
+    r"(?:given\s+|provided\s+|above\s+|available\s+|following\s+|retrieved\s+|three\s+)?"
+    rf"{_SOURCES}(?:\s+(?:provided|given|above|you provided|you gave))?\s*,?\s*)?"
+)
+FRAMING_RE = re.compile(
+    r"(?i)^(?:here(?:'s|’s| is| are)\b|below (?:is|are)\b|the following\b|let me\b|let's\b|"
+    r"i(?:'ll|’ll| will| can| could| would| have| am going to| 'd|'d|’d) (?:be (?:happy|glad)|"
+    r"help|try|provide|explain|answer|give|summarize|list|outline|do my best)\b|"
+    r"i hope\b|hope (?:this|that|it)\b|let me know\b|feel free\b|if you have any\b|"
+    r"please let me know\b|good luck\b|best of luck\b|enjoy\b|cheers\b|thanks?\b|thank you\b|"
+    r"have a (?:great|good|nice)\b|sure\b|certainly\b|of course\b|absolutely\b|great question\b|"
+    r"(?:in summary|in conclusion|to summarize|to sum up|overall|in short|summary|answer|"
+    r"conclusion|note)\s*[:.,!]?\s*$)"
+)
+ADVICE_RE = re.compile(
+    r"(?i)\b(?:consult|speak (?:with|to)|talk (?:with|to)|check with|see|contact|seek (?:the )?"
+    r"(?:advice|help) (?:of|from))\b.{0,40}\b(?:doctor|professional|physician|expert|healthcare "
+    r"provider|specialist|veterinarian|vet|lawyer|attorney|accountant|pharmacist|dermatologist)s?\b"
+)
+REFUSAL_RE = re.compile(
+    rf"(?i)\b{_SOURCES}\b[^.]{{0,60}}?\b(?:do(?:es)? not|don't|doesn't|did not|didn't|fails? to|"
+    r"never)\s+(?:\w+\s+)?(?:mention|provide|contain|include|specify|say|state|give|address|"
+    r"discuss|offer|have|indicate|cover|explain|list|answer|describe|tell|reference)s?\b"
+    r"|\b(?:there is|there's|there are|i (?:found|see|could find|can find))\s+no\s+"
+    r"(?:specific\s+|direct\s+|explicit\s+|clear\s+|further\s+)?(?:information|mention|data|"
+    r"details?|answer|indication|evidence)\b"
+    r"|\bi(?:'m|’m| am)?\s+(?:unable|not able) to\s+(?:provide|find|answer|determine|give|say|"
+    r"confirm)\b|\bi (?:cannot|can't|can’t|could not|couldn't) (?:provide|find|answer|determine|"
+    r"give|say|confirm)\b"
+    r"|\b(?:is|are|was|were) not (?:explicitly |specifically |directly )?(?:mentioned|specified|"
+    rf"stated|provided|given|discussed|addressed|included|listed|clear)\s+in\s+(?:the|any of the)"
+    rf"\s+(?:given\s+|provided\s+)?{_SOURCES}"
+)
+# Words a refusal uses to name what is missing, not the missing thing itself
+BOILERPLATE = frozenset(
+    content_tokens(
+        "information specific specifically details detail exact exactly any mention mentions "
+        "about regarding concerning related data direct explicit clear answer question passages "
+        "passage context provided given text documents sources entirety complete however "
+        "therefore unable able provide find determine say confirm based"
+    )
+)
+
+
+def strip_preamble(text: str) -> str:
+    return PREAMBLE_RE.sub("", text, count=1).strip()
+
+
+def kind_of(text: str) -> str:
+    """claim | framing | refusal, from the claim's text (markers and references lifted)."""
+    if REFUSAL_RE.search(text):
+        return "refusal"
+    body = strip_preamble(text)
+    if not re.search(r"\w", body):
+        return "framing"
+    has_figure = bool(re.search(r"\d", body))
+    if FRAMING_RE.search(body) and not has_figure:
+        return "framing"
+    if body.rstrip().endswith(":") and not has_figure:
+        return "framing"  # a lead-in to the list or passage that follows
+    if ADVICE_RE.search(body) and len(body.split()) <= 30:
+        return "framing"
+    return "claim"
+
+
+def refusal_support(text: str, spans: list[str]) -> tuple[float, str]:
+    """(score, reason) of a refusal: 1.0 when the evidence lacks a content word of what it says
+    is missing (or it names nothing), 0.6 (weak) when the evidence holds every such word."""
+    match = REFUSAL_RE.search(text)
+    if match is None:
+        return 1.0, "refusal: nothing specific to check"
+    after = text[match.end() :]
+    subject = text[: match.start()] if match.group().lower().split()[0] in ("is", "are") else after
+    if re.search(r"(?i)\bnot (?:explicitly |specifically |directly )?\w+\s+in\b", match.group()):
+        subject = text[: match.start()] + " " + after
+    wanted = set(content_tokens(subject)) - BOILERPLATE
+    if not wanted:
+        return 1.0, "refusal: names nothing the evidence could hold"
+    held = set(content_tokens(" ".join(spans)))
+    missing = sorted(wanted - held)
+    if missing:
+        return 1.0, f"refusal: the evidence indeed lacks {', '.join(missing[:5])}"
+    return 0.6, "refusal: the evidence mentions every word of what it says is missing"
