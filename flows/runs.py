@@ -189,7 +189,11 @@ def reports_json(reports: pa.Table, run_id: str) -> list[dict]:
     """The HallucinationReports as plain JSON objects, each carrying the run id."""
     from stages.guardrails import report_to_json
 
-    return [{"run_id": run_id, **report_to_json(row)} for row in reports.to_pylist()]
+    # the report rows carry a run_id column of their own, empty in the stage's artifact
+    reports_out = [report_to_json(row) for row in reports.to_pylist()]
+    return [
+        {"run_id": run_id, **{k: v for k, v in r.items() if k != "run_id"}} for r in reports_out
+    ]
 
 
 def write_run(

@@ -183,3 +183,12 @@ def test_the_sample_run_renders_no_bounding_box_numbers(shared_store, tmp_path):
         for citation in final["citations"]:
             for value in json.loads(citation["anchor"] or "{}").get("box", []):
                 assert f"{value:g}" not in rendered.split("Sources:")[-1], rendered
+
+
+def test_reports_json_carries_the_run_id(office_run):
+    from flows.runs import reports_json
+
+    result, _, _ = office_run
+    [report] = reports_json(result.reports, "run-44")
+    assert report["run_id"] == "run-44" and report["question_id"] == "krakow"
+    assert list(report)[:2] == ["run_id", "question_id"]

@@ -1,0 +1,491 @@
+"""Generate the docs site's reference pages from the code, so they cannot drift from it.
+
+- `reference/cli.md`: every `grounding` command and option, read from the Typer app;
+- `reference/configuration.md`: every stage's pydantic `Config` (and the pipeline's top-level
+  settings): field, type, default and description (the `Field` description, else the comment the
+  source writes beside or above the field);
+- `benchmarks.md` and its plots: each bench's own `summarize` over `bench/results/<bench>.json`
+  (the code that writes bench/results/README.md), the other result files, and matplotlib plots;
+- `models/cards/*.md`: the model and data cards that live beside the models and data.
+
+mkdocs runs this file as a hook (`hooks:` in mkdocs.yml): the pages are added to the build in
+memory and never written into docs/. `python scripts/gen_docs.py --out DIR` writes them to DIR
+to look at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import inspect
+import io
+import json
+import re
+import sys
+import textwrap
+import tokenize
+import typing
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _importable() -> None:
+    """The project's packages (bench is not installed) importable: mkdocs loads this hook by
+    path from its own console script, and restores sys.path after loading it."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+
+
+CARDS = {  # page name -> the card's source, relative to the repository root
+    "answerability-minilm-v4": "data/models/answerability-minilm-v4/README.md",
+    "answerability-minilm-v2": "data/models/answerability-minilm-v2/README.md",
+    "ranker-product-training-data": "data/training/ranker-product/README.md",
+    "sample-knowledge-base": "data/sample/README.md",
+    "eval-sets": "eval/README.md",
+}
+
+
+# ---------------------------------------------------------------- CLI reference
+
+
+def cli_reference() -> str:
+    """Every command of the `grounding` app with its usage, arguments and options."""
+    import typer.main
+
+    from flows.cli import app
+
+    root = typer.main.get_command(app)
+    parts = [
+        "# Command line reference",
+        "",
+        "Generated from the Typer app in `flows/cli.py` when the site is built; "
+        "`grounding COMMAND --help` prints the same.",
+        "",
+    ]
+    with root.context_class(root, info_name="grounding") as context:
+        parts += _command_section(root, context, "grounding", top=True)
+    return "\n".join(parts) + "\n"
+
+
+def _command_section(command: Any, context: Any, path: str, top: bool = False) -> list[str]:
+    lines = [] if top else [f"## `{path}`", ""]
+    help_text = inspect.cleandoc(command.help or "").split("\f")[0].strip()
+    if help_text:
+        lines += [_plain(help_text), ""]
+    lines += ["```", command.get_usage(context).strip(), "```", ""]
+    params = [p for p in command.params if not getattr(p, "hidden", False)]
+    params = [p for p in params if p.name != "help"]
+    if params:
+        lines += ["| argument or option | type | default | description |", "|---|---|---|---|"]
+        for param in params:
+            lines.append(_param_row(param))
+        lines.append("")
+    if hasattr(command, "list_commands"):  # a group: its commands follow
+        for name in command.list_commands(context):
+            sub = command.get_command(context, name)
+            if sub is None or getattr(sub, "hidden", False):
+                continue
+            with sub.context_class(sub, info_name=name, parent=context) as sub_context:
+                lines += _command_section(sub, sub_context, f"{path} {name}")
+    return lines
+
+
+def _param_row(param: Any) -> str:
+    if param.param_type_name == "argument":
+        name = f"`{param.name.upper()}`"
+    else:
+        name = ", ".join(f"`{opt}`" for opt in [*param.opts, *param.secondary_opts])
+    kind = "flag" if getattr(param, "is_flag", False) else f"`{param.bare_type()}`"
+    default = param.default
+    if callable(default) or default is None or default == () or default == []:
+        shown = "required" if param.required else ""
+    else:
+        shown = f"`{default}`"
+    help_text = _plain(" ".join((getattr(param, "help", None) or "").split()))
+    return f"| {name} | {kind} | {shown} | {_cell(help_text)} |"
+
+
+def _plain(text: str) -> str:
+    """Rich console markup ("[bold]x[/bold]") out of help text."""
+    return re.sub(r"\[/?[a-z ]+\]", "", text)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+# ---------------------------------------------------------------- configuration reference
+
+
+def config_reference() -> str:
+    """Every stage's Config and the pipeline's own settings, one table per model."""
+    from flows.config import PipelineConfig
+    from stages.catalog import STAGES
+
+    parts = [
+        "# Configuration reference",
+        "",
+        "Generated from the pydantic models when the site is built. Each stage's settings live "
+        "under `stages.<stage>` in `configs/pipeline.yaml` (or an `include:`d file); one run "
+        "overrides one with `--set <stage>.<field>=<value>`. Unknown keys are errors.",
+        "",
+        "## Pipeline",
+        "",
+        "Top-level keys of `configs/pipeline.yaml`.",
+        "",
+    ]
+    seen: set[type] = set()
+    nested: list[tuple[str, type]] = []
+    parts += _model_table(PipelineConfig, "", nested, skip={"root", "stages"})
+    for name, module in STAGES.items():
+        summary = (module.__doc__ or "").strip().split("\n\n")[0]
+        where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
+        parts += ["", f"## {name}", "", f"{where}. {' '.join(summary.split())}", ""]
+        parts += _model_table(module.Config, f"{name}.", nested)
+    while nested:  # nested settings blocks (the `llm` block, vision, task runner), once each
+        prefix, model = nested.pop(0)
+        if model in seen:
+            parts += ["", f"### `{prefix}`", "", f"The same fields as `{model.__name__}` above."]
+            continue
+        seen.add(model)
+        doc = " ".join(inspect.cleandoc(model.__doc__ or "").split())
+        parts += (
+            ["", f"### `{prefix}` ({model.__name__})", "", doc, ""]
+            if doc
+            else [
+                "",
+                f"### `{prefix}` ({model.__name__})",
+                "",
+            ]
+        )
+        parts += _model_table(model, f"{prefix}.", nested)
+    return "\n".join(parts) + "\n"
+
+
+def _source_name(module: Any) -> str:
+    path = Path(inspect.getfile(module))
+    return f"{path.parent.name}/" if path.name == "__init__.py" else path.name
+
+
+def _model_table(
+    model: type, prefix: str, nested: list[tuple[str, type]], skip: set[str] = frozenset()
+) -> list[str]:
+    from pydantic import BaseModel
+
+    notes = field_comments(model)
+    rows = ["| field | type | default | description |", "|---|---|---|---|"]
+    for name, info in model.model_fields.items():
+        if name in skip:
+            continue
+        annotation = info.annotation
+        inner = _model_in(annotation)
+        if inner is not None and issubclass(inner, BaseModel):
+            nested.append((f"{prefix}{name}", inner))
+        description = info.description or notes.get(name, "")
+        rows.append(
+            f"| `{name}` | {_cell(_annotation(annotation))} | {_cell(_default(info))} | "
+            f"{_cell(description)} |"
+        )
+    return rows if len(rows) > 2 else ["No settings."]
+
+
+def _model_in(annotation: Any) -> type | None:
+    if isinstance(annotation, type):
+        return annotation
+    for arg in typing.get_args(annotation):
+        if isinstance(arg, type) and hasattr(arg, "model_fields"):
+            return arg
+    return None
+
+
+def _annotation(annotation: Any) -> str:
+    if typing.get_origin(annotation) is typing.Literal:
+        return " | ".join(f"`{json.dumps(a)}`" for a in typing.get_args(annotation))
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    text = str(annotation).replace("typing.", "").replace("NoneType", "None")
+    text = re.sub(r"\b(?:[a-z_]+\.)+([A-Za-z]\w*)", r"\1", text)  # pathlib.Path -> Path
+    text = re.sub(r"<class '([\w.]+)'>", lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    return text
+
+
+def _default(info: Any) -> str:
+    from pydantic import BaseModel
+    from pydantic_core import PydanticUndefined, to_jsonable_python
+
+    if info.default_factory is not None:
+        value = info.default_factory()
+    elif info.default is PydanticUndefined:
+        return "required"
+    else:
+        value = info.default
+    if isinstance(value, BaseModel):
+        return "see below"
+    plain = to_jsonable_python(value, fallback=str)
+    return f"`{json.dumps(plain, ensure_ascii=False)}`"
+
+
+def field_comments(model: type) -> dict[str, str]:
+    """Field name -> the comment the source writes beside it, or in the lines right above it."""
+    try:
+        source = textwrap.dedent(inspect.getsource(model))
+    except (OSError, TypeError):
+        return {}
+    comments: dict[int, tuple[str, bool]] = {}  # line -> (text, alone on its line)
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            alone = not token.line[: token.start[1]].strip()
+            comments[token.start[0]] = (token.string.lstrip("#").strip(), alone)
+    notes: dict[str, str] = {}
+    body = ast.parse(source).body[0]
+    for node in getattr(body, "body", []):
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        above, line = [], node.lineno - 1
+        while line in comments and comments[line][1]:
+            above.insert(0, comments[line][0])
+            line -= 1
+        beside = [comments[n][0] for n in range(node.lineno, node.end_lineno + 1) if n in comments]
+        text = " ".join(above + [c for c in beside if c])
+        text = re.sub(r"\s*noqa\b.*$", "", text).strip()
+        if text:
+            notes[node.target.id] = text
+    return notes
+
+
+# ---------------------------------------------------------------- benchmarks
+
+
+def benchmark_pages() -> dict[str, str | bytes]:
+    """`benchmarks.md` from each bench's own summary of its result file, plus the plots."""
+    from bench import BENCHES
+    from bench.report import TITLES, _machine_line
+
+    results = ROOT / "bench" / "results"
+    plots = benchmark_plots(results)
+    parts = [
+        "# Benchmarks",
+        "",
+        "Generated when the site is built, from `bench/results/*.json` by each bench's own "
+        "summary (the code that writes `bench/results/README.md`). `python -m bench NAME` "
+        "re-measures one; every result file names the machine, library versions and commit it "
+        "was measured on.",
+        "",
+    ]
+    for name in plots:
+        title = PLOT_TITLES[name]
+        parts += [f"![{title}](images/{name}.png)", ""]
+    parts += ["| bench | status | runtime | result file |", "|---|---|---:|---|"]
+    sections, used = [], set()
+    for name, module_name in BENCHES.items():
+        path = results / f"{name}.json"
+        if not path.is_file():
+            parts.append(f"| {name} | not run | – | – |")
+            continue
+        used.add(path.name)
+        result = json.loads(path.read_text())
+        parts.append(
+            f"| [{name}](#{name.replace('_', '-')}) | {result.get('status', '?')} | "
+            f"{result.get('runtime_s', '?')} s | `{path.name}` |"
+        )
+        module = importlib.import_module(module_name)
+        try:
+            summary = module.summarize(result)
+        except Exception as exc:  # an old result file a newer summary cannot read
+            summary = f"(not summarised: {type(exc).__name__}: {exc})"
+        sections += [
+            "",
+            f"## {TITLES.get(name, name)} {{#{name.replace('_', '-')}}}",
+            "",
+            getattr(module, "DESCRIPTION", "").rstrip(".") + ".",
+            "",
+            _demote(summary),
+            "",
+            _machine_line(result.get("machine", {})),
+        ]
+    others = sorted(p for p in results.glob("*.json") if p.name not in used)
+    if others:
+        sections += [
+            "",
+            "## Other result files",
+            "",
+            "Variants and one-off measurements, their top-level figures as written:",
+            "",
+        ]
+        for path in others:
+            sections += ["", f"### `{path.name}`", "", _scalars_table(json.loads(path.read_text()))]
+    pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts + sections) + "\n"}
+    pages.update({f"images/{name}.png": data for name, data in plots.items()})
+    return pages
+
+
+def _demote(markdown: str) -> str:
+    """A summary's own headings go below the section's."""
+    return re.sub(
+        r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + 2, 6) + " ", markdown, flags=re.M
+    )
+
+
+def _scalars_table(result: Any, limit: int = 30) -> str:
+    rows = []
+
+    def walk(value: Any, path: str, depth: int) -> None:
+        if isinstance(value, dict) and depth < 2:
+            for key, item in value.items():
+                if key not in ("machine", "libraries", "source_sha256_at_start"):
+                    walk(item, f"{path}.{key}" if path else str(key), depth + 1)
+        elif isinstance(value, str | int | float | bool) and len(rows) < limit:
+            rows.append(f"| `{path}` | {_cell(str(value))[:120]} |")
+
+    walk(result, "", 0)
+    return "\n".join(["| figure | value |", "|---|---|", *rows]) if rows else "(no scalar figures)"
+
+
+PLOT_TITLES = {
+    "scale": "Large corpora: full build and re-run wall time by corpus size",
+    "ranking": "nDCG@10 on the frozen sets: dense, fused and the full stack",
+    "judge_cost": "Seconds per guardrail judgement by judge focus words",
+}
+
+
+def benchmark_plots(results: Path) -> dict[str, bytes]:
+    """A few figures people would rather look at than read; a plot whose file is missing or
+    whose shape changed is left out (its table stays)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    plots = {}
+    for name, draw in (
+        ("scale", _plot_scale),
+        ("ranking", _plot_ranking),
+        ("judge_cost", _plot_judge),
+    ):
+        try:
+            figure = draw(results)
+        except (OSError, KeyError, TypeError, ValueError):
+            continue
+        buffer = io.BytesIO()
+        figure.savefig(
+            buffer, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None}
+        )
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+        plots[name] = buffer.getvalue()
+    return plots
+
+
+def _plot_scale(results: Path):
+    import matplotlib.pyplot as plt
+
+    sizes: dict[int, dict] = {}
+    for path in sorted(results.glob("scale*.json")):
+        for size, entry in json.loads(path.read_text())["sizes"].items():
+            sizes[int(size)] = entry
+    documents = sorted(sizes)
+    figure, axis = plt.subplots(figsize=(6.5, 3.5))
+    axis.plot(documents, [sizes[d]["full"]["wall_s"] for d in documents], "o-", label="full build")
+    for kind in sizes[documents[0]]["reruns"]:
+        walls = [sizes[d]["reruns"][kind]["wall_s"] for d in documents]
+        axis.plot(documents, walls, "o--", label=f"re-run: {kind.replace('_', ' ')}")
+    axis.set(xscale="log", yscale="log", xlabel="documents", ylabel="wall seconds")
+    axis.set_title(PLOT_TITLES["scale"], fontsize=10)
+    axis.legend(fontsize=8)
+    return figure
+
+
+def _plot_ranking(results: Path):
+    import matplotlib.pyplot as plt
+
+    sets = json.loads((results / "ranking.json").read_text())["sets"]
+    kinds = ["dense", "fused", "fused+rerank"]
+    figure, axis = plt.subplots(figsize=(6.5, 3.5))
+    width = 0.25
+    for offset, kind in enumerate(kinds):
+        values = [s["metrics"][kind]["ndcg@10"] for s in sets]
+        positions = [i + (offset - 1) * width for i in range(len(sets))]
+        axis.bar(positions, values, width, label=kind)
+    axis.set_xticks(range(len(sets)), [s["set"] for s in sets], fontsize=8)
+    axis.set(ylabel="nDCG@10", ylim=(0.5, 1.0))
+    axis.set_title(PLOT_TITLES["ranking"], fontsize=10)
+    axis.legend(fontsize=8)
+    return figure
+
+
+def _plot_judge(results: Path):
+    import matplotlib.pyplot as plt
+
+    points = []
+    for path in sorted(results.glob("judge_cost*.json")):
+        result = json.loads(path.read_text())
+        points.append((result["judge_focus_words"], result["mean_s_after_first"]))
+    points.sort()
+    figure, axis = plt.subplots(figsize=(6.5, 3.0))
+    axis.plot([p[0] for p in points], [p[1] for p in points], "o-")
+    axis.set(xlabel="judge focus words", ylabel="mean seconds per judgement", ylim=(0, None))
+    axis.set_title(PLOT_TITLES["judge_cost"], fontsize=10)
+    return figure
+
+
+# ---------------------------------------------------------------- model and data cards
+
+
+def card_pages() -> dict[str, str]:
+    """The cards beside the models and data, as pages; links out of the site become text."""
+    pages = {}
+    for name, source in CARDS.items():
+        path = ROOT / source
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r"(?<!!)\[([^\]]+)\]\((?!https?://)([^)]+)\)", r"\1 (`\2`)", text)
+        pages[f"models/cards/{name}.md"] = f"<!-- generated from {source} -->\n\n{text}"
+    return pages
+
+
+def generated_pages() -> dict[str, str | bytes]:
+    _importable()
+    pages: dict[str, str | bytes] = {
+        "reference/cli.md": cli_reference(),
+        "reference/configuration.md": config_reference(),
+    }
+    pages.update(benchmark_pages())
+    pages.update(card_pages())
+    return pages
+
+
+# ---------------------------------------------------------------- mkdocs hook
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """mkdocs hook: add the generated pages to the build (in memory; docs/ stays as written)."""
+    from mkdocs.structure.files import File
+
+    for path, content in generated_pages().items():
+        existing = files.get_file_from_path(path)
+        if existing is not None:
+            files.remove(existing)
+        files.append(File.generated(config, path, content=content))
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="folder to write the pages to")
+    args = parser.parse_args(argv)
+    for path, content in generated_pages().items():
+        target = args.out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+        print(target)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
