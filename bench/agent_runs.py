@@ -449,16 +449,23 @@ def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
 
 
 def choose(results: dict[str, dict]) -> str:
-    """The setting chosen on the choose split: lowest clean flag rate among those flagging at
-    least 0.90 of hallucinated answers, else the best balanced accuracy."""
+    """The setting chosen on the choose split: among those meeting both answer targets (clean
+    flagged <= 0.10, hallucinated flagged >= 0.90) the one flagging most hallucinated answers;
+    when none meets both, the best balanced accuracy."""
 
     def balanced(m: dict) -> float:
         return (1 - m["clean_flag_rate"] + m["hallucinated_flagged"]) / 2
 
-    meeting = {k: r["all"] for k, r in results.items() if r["all"]["hallucinated_flagged"] >= 0.9}
+    metrics = {k: r["all"] for k, r in results.items()}
+    meeting = [
+        k
+        for k, m in metrics.items()
+        if m["clean_flag_rate"] <= TARGETS["clean_flag_rate_max"]
+        and m["hallucinated_flagged"] >= TARGETS["hallucinated_flagged"]
+    ]
     if meeting:
-        return min(meeting, key=lambda k: (meeting[k]["clean_flag_rate"], k))
-    return max(results, key=lambda k: (balanced(results[k]["all"]), k))
+        return max(meeting, key=lambda k: (metrics[k]["hallucinated_flagged"], k))
+    return max(metrics, key=lambda k: (balanced(metrics[k]), k))
 
 
 def run(

@@ -276,8 +276,16 @@ def check_partition(path: Path, store: Any, config: Any) -> dict:
 
     started = time.perf_counter()
     key, digest = partition_key(path, config)
-    if store.lookup(STAGE, key) is not None:
-        return {"partition": path.name, "status": "skipped", "key": key}
+    if (ref := store.lookup(STAGE, key)) is not None:
+        # checked before with these settings: its counts come from the written reports
+        import pyarrow.parquet as pq
+
+        runs = pq.read_table(store.blob_path(ref, "agent_runs.parquet"), columns=["error"])
+        reports = pq.read_table(store.blob_path(ref, "agent_reports.parquet"), columns=["action"])
+        actions = reports.column("action").to_pylist()
+        errors = sum(e is not None for e in runs.column("error").to_pylist())
+        counts = {a: actions.count(a) for a in ("emit", "revise", "block")} | {"error": errors}
+        return {"partition": path.name, "status": "skipped", "key": key, **counts}
     items = list(formats.read_file(path))
     rows = check_items(items, config)
     tables = artifact_tables(items, rows)

@@ -102,6 +102,7 @@ def test_the_batch_writes_artifacts_and_resumes(tmp_path):
     # a rerun finds every partition done; a changed file is checked again
     again = agent_check.run_agent_check(logs, store, config)
     assert [o["status"] for o in again] == ["skipped", "skipped"]
+    assert again[0]["block"] == 1 and again[0]["emit"] == 1  # the audit's counts still hold
     (logs / "tuesday.json").write_text(json.dumps(EMPTY))
     third = agent_check.run_agent_check(logs, store, config)
     assert [o["status"] for o in third] == ["skipped", "done"]
