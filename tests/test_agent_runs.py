@@ -446,3 +446,41 @@ def test_diagnosis_refusal_detection():
     assert diagnosis.is_refusal("I could not find any information about that order.")
     assert diagnosis.is_refusal("The search did not return anything about it.")
     assert not diagnosis.is_refusal("The order was shipped on Monday.")
+
+
+class FakeChat:
+    """A probe model that always answers `reply` (the agent's own model, in a test)."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.calls = 0
+
+    def complete(self, messages, schema):
+        from stages.models.chat import Completion
+
+        self.calls += 1
+        return Completion(json.dumps({"answer": self.reply}))
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "emitted"), [("DHL", "agree", True), ("UPS", "diverge", False)]
+)
+def test_probes_run_only_with_a_model_configured(reply, status, emitted):
+    from stages.guardrails.agent_runs import make_toolkit
+    from stages.models import chat
+
+    result = json.dumps({"order": {"id": "ORD-12345", "status": "shipped", "carrier": "DHL"}})
+    run = openai_run(
+        {"order_id": "ORD-12345"},
+        result,
+        "The order ORD-12345 shipped with carrier DHL.",
+        question="Which carrier shipped order ORD-12345?",
+    )
+    config = {**NO_JUDGE, "probes": True}
+    toolkit = make_toolkit(config)
+    fake = FakeChat(reply)
+    toolkit._client = chat.LazyClient(lambda: fake)
+    report = check_run(run, config, toolkit=toolkit)
+    assert fake.calls >= 1 and report["probes"].startswith("ran on 1")
+    assert [p["status"] for p in report["consistency_probes"]] == [status]
+    assert (report["action"] == "emit") is emitted
