@@ -225,7 +225,6 @@ def ask(
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
     from flows.runs import selection_warnings, summarize
-    from stages.formats.anchors import anchor_label
 
     settings = _load(config, set_)
     record = {
@@ -238,17 +237,13 @@ def ask(
     answer = result.final_answers.to_pylist()[0]
     console.print(answer["rendered_answer"] or "(no answer)")
     if answer["status"] == "answered":
+        # the rendered answer lists each source for a person; these lines locate the spans
         for citation in answer["citations"]:
-            place = anchor_label(citation.get("anchor"))  # slide, cell range, time range…
-            if place:
-                where = ", ".join(p for p in (citation["section_path"], place) if p)
-            else:
-                page = f", p. {citation['page_number']}" if citation["page_number"] else ""
-                where = f"{citation['section_path']}{page}"
             console.print(
-                f"  [{citation['evidence_id']}] {citation['title']} — {where}"
-                f" (doc {citation['doc_id']}, "
-                f"chars {citation['char_start']}–{citation['char_end']})"
+                f"  [{citation['evidence_id']}] doc {citation['doc_id']}, "
+                f"chars {citation['char_start']}–{citation['char_end']}",
+                markup=False,
+                highlight=False,
             )
     else:
         console.print(
