@@ -345,7 +345,7 @@ def _scalars_table(result: Any, limit: int = 30) -> str:
 
 
 PLOT_TITLES = {
-    "scale": "Large corpora: full build and re-run wall time by corpus size",
+    "scale": "Large corpora: wall time by corpus size (runs on a quiet machine)",
     "ranking": "nDCG@10 on the frozen sets: dense, fused and the full stack",
     "judge_cost": "Seconds per guardrail judgement by judge focus words",
 }
@@ -383,7 +383,12 @@ def _plot_scale(results: Path):
 
     sizes: dict[int, dict] = {}
     for path in sorted(results.glob("scale*.json")):
-        for size, entry in json.loads(path.read_text())["sizes"].items():
+        result = json.loads(path.read_text())
+        machine = result.get("machine", {})
+        load = (machine.get("load_average_1_5_15min") or [0])[0]
+        if load > 2 * (machine.get("nproc") or 1):
+            continue  # measured on a busy machine: its times are not comparable
+        for size, entry in result["sizes"].items():
             sizes[int(size)] = entry
     documents = sorted(sizes)
     figure, axis = plt.subplots(figsize=(6.5, 3.5))
