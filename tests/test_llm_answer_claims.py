@@ -1,0 +1,224 @@
+"""Issue 41: answers as other LLMs write them (markdown lists, framing, refusals, their own
+citation styles) are split, checked and gated so that formatting never decides a verdict, while
+an invented figure or name is still caught. Deterministic: a fake judge with a fixed P(yes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stages.guardrails import Config, check_answer, claims, framing, gate, groundedness, judge
+
+EVIDENCE = {
+    "E1": {
+        "text": "The Business plan costs €44 per user per month. Support is included.",
+        "title": "Pricing",
+    },
+    "E2": {"text": "The Enterprise SLA guarantees 99.9% monthly uptime.", "title": "SLA"},
+    "E3": {
+        "text": "Ticks are removed with tweezers, pulled gently and steadily.",
+        "title": "Ticks",
+    },
+}
+LIST_ANSWER = """Sure, I can help you with that! Based on the given passages, here are the facts:
+
+1. **Price:** The Business plan costs €44 per user per month (Passage 1).
+2. The Enterprise SLA guarantees 99.9% monthly uptime [2].
+3. Passage 3 further states that ticks are removed with tweezers.
+
+I hope this helps!"""
+
+
+class FakeJudge(judge.Judge):
+    """A fixed P(yes) per claim text fragment (default `score`); records what it was asked."""
+
+    def __init__(self, score: float, by_text: dict[str, float] | None = None) -> None:
+        super().__init__("llm", "fake", self._answer, None)
+        self.fixed, self.by_text = score, by_text or {}
+        self.asked: list[str] = []
+
+    def _answer(self, claim: str, spans: list[str], question: str | None, part: bool = False):
+        self.asked.append(claim)
+        return next((p for k, p in self.by_text.items() if k in claim), self.fixed)
+
+
+def run(answer: str, fake: FakeJudge, **settings) -> dict:
+    config = Config(judge="llm", judge_cache_dir=None, consistency_probes=0, **settings)
+    from stages import guardrails
+
+    toolkit = guardrails.Toolkit(config)
+    toolkit._judge = fake
+    return check_answer(answer, EVIDENCE, question="What do I get?", config=config, toolkit=toolkit)
+
+
+# --- claims ---------------------------------------------------------------------------------
+
+
+def test_list_markers_and_framing_are_no_claims_and_each_item_keeps_its_span():
+    decomposed = claims.decompose(LIST_ANSWER)
+    kinds = [(c.kind, c.text) for c in decomposed]
+    assert kinds[0] == ("framing", "Sure, I can help you with that!")
+    assert kinds[1][0] == "framing" and kinds[-1] == ("framing", "I hope this helps!")
+    facts = [c for c in decomposed if c.kind == "claim"]
+    assert [c.text for c in facts] == [
+        "Price: The Business plan costs €44 per user per month.",
+        "The Enterprise SLA guarantees 99.9% monthly uptime.",
+        "ticks are removed with tweezers.",
+    ]
+    assert [c.refs for c in facts] == [["1"], ["2"], ["3"]]
+    for claim in facts:  # the span shows the item in the answer (its references included)
+        shown = LIST_ANSWER[claim.char_start : claim.char_end]
+        assert claim.text.split()[-1].rstrip(".") in shown
+    assert not any(c.text.strip(".").isdigit() for c in decomposed)
+
+
+@pytest.mark.parametrize(
+    ("answer", "refs"),
+    [
+        ("Support is included (passages 1 and 3).", ["1", "3"]),
+        ("Support is included [1][3].", ["1", "3"]),
+        ("Support is included [Source: Pricing].", ["title:Pricing"]),
+        ("According to passage 1, support is included.", ["1"]),
+        ("As noted in the first passage, support is included.", ["1"]),
+        ("Passage 1 mentions that support is included.", ["1"]),
+        ("Support is included (Passage 1:2).", ["1"]),
+    ],
+)
+def test_a_models_own_citation_is_lifted_out_of_the_claim(answer, refs):
+    (claim,) = claims.decompose(answer)
+    assert claim.refs == refs
+    assert claim.text.lower().startswith("support is included")
+    assert claims.resolve_refs(claim.refs, EVIDENCE)[0][0] == "E1"
+
+
+def test_references_resolve_by_id_or_position_and_an_unretrieved_one_is_reported():
+    numbered = {"1": {"text": "a"}, "2": {"text": "b"}}
+    assert claims.resolve_refs(["2"], numbered) == (["2"], [])
+    assert claims.resolve_refs(["2", "title:Nothing"], EVIDENCE) == (["E2"], [])
+    assert claims.resolve_refs(["7"], EVIDENCE) == ([], ["passage 7"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sure!",
+        "Based on the given passages, here's a brief history of the plan:",
+        "To remove a tick, follow these steps:",
+        "I hope this helps!",
+        "Let me know if you have any other questions.",
+        "In summary:",
+        "It is always best to consult a veterinarian.",
+    ],
+)
+def test_framing_is_recognised(text):
+    assert framing.kind_of(text) == "framing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Based on the passages, the plan costs €44.",
+        "Overall, support is included in the Business plan.",
+        "There are 3 plans:",  # a figure: checkable
+    ],
+)
+def test_a_fact_after_a_preamble_stays_a_claim(text):
+    assert framing.kind_of(text) == "claim"
+
+
+def test_a_refusal_is_checked_against_the_evidence():
+    spans = [e["text"] for e in EVIDENCE.values()]
+    lacking = "The passages do not mention the price of the Starter plan."
+    present = "The passages do not mention the monthly uptime of the Enterprise SLA."
+    assert framing.kind_of(lacking) == framing.kind_of(present) == "refusal"
+    assert framing.refusal_support(lacking, spans)[0] == 1.0
+    assert framing.refusal_support(present, spans)[0] < 0.85
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+
+def test_framing_costs_no_judge_call_and_never_blocks():
+    fake = FakeJudge(0.99)
+    report = run(LIST_ANSWER, fake)
+    framed = [c for c in report["claims"] if c["status"] == "not_a_claim"]
+    assert len(framed) == 3 and all(c["score"] is None for c in framed)
+    assert not any("Sure" in asked or "hope" in asked for asked in fake.asked)
+    assert report["action"] == "emit", report["reasons"]
+    for claim in report["claims"]:
+        assert isinstance(claim["char_start"], int) and claim["char_end"] > claim["char_start"]
+
+
+def test_an_invented_figure_in_a_list_item_is_still_caught():
+    fake = FakeJudge(0.99)
+    report = run(LIST_ANSWER.replace("€44", "€54"), fake)
+    (wrong,) = [c for c in report["claims"] if "€54" in c["text"]]
+    assert wrong["score"] == 0.0 and "figure or date not in evidence: 54" in wrong["reasons"][0]
+    assert report["action"] != "emit"
+    shown = LIST_ANSWER.replace("€44", "€54")[wrong["char_start"] : wrong["char_end"]]
+    assert "€54" in shown
+
+
+def test_a_reference_to_a_passage_that_was_not_retrieved_fails_citations():
+    report = run("Support is included (Passage 7).", FakeJudge(0.99))
+    assert any("not retrieved" in r for r in report["claims"][0]["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("The trip is about 100 miles.", "The trip is 98 miles long."),  # about + rounding
+        ("It runs 161 km.", "It runs 100 miles."),  # a unit conversion
+        ("In September it is 58 degrees Fahrenheit (14 degrees Celsius).", "September: 58 °F."),
+        ("Together they cost €30.", "The pen costs €10 and the book costs €20."),  # a sum
+        ("There are two types: essential and non-essential.", "Essential and non-essential."),
+    ],
+)
+def test_a_derived_figure_goes_to_the_judge(claim, span):
+    result = groundedness.check_figures(claim, [span])
+    assert result.score == 1.0 and "derived figure" in result.reasons[0]
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("The trip is 120 miles long.", "The trip is 98 miles long."),
+        ("It was founded in 1998.", "It was founded in 1996."),
+        ("The three founders left.", "Both founders left."),
+    ],
+)
+def test_a_changed_figure_is_not_taken_for_a_derived_one(claim, span):
+    assert groundedness.check_figures(claim, [span]).score == 0.0
+
+
+def test_an_imperative_opener_or_list_label_is_not_a_name():
+    span = ["Use a meat thermometer and gather the data."]
+    for text in ("Allow it to dry completely.", "Collect your data: Decide on a scale."):
+        assert groundedness.check_entities(text, span).score == 1.0, text
+    assert groundedness.check_entities("Fabrikam released the data.", span).score == 0.0
+    nics = ["Employers pay lower NICs."]
+    assert groundedness.check_entities("They pay National Insurance Contributions (NICs).", nics)
+
+
+# --- the gate -------------------------------------------------------------------------------
+
+
+def rows(*scores: float) -> list[dict]:
+    return [
+        {"text": f"c{i}", "score": s, "critical": False, "status": "x", "reasons": []}
+        for i, s in enumerate(scores)
+    ] + [{"text": "Sure!", "score": None, "critical": False, "status": "not_a_claim"}]
+
+
+def test_floor_mean_lets_one_lukewarm_claim_through_and_not_one_unsupported():
+    config = Config(aggregate="floor_mean", claim_floor=0.5, emit_threshold=0.85)
+    lukewarm = rows(1.0, 1.0, 1.0, 1.0, 1.0, 0.7)
+    invented = rows(1.0, 1.0, 1.0, 1.0, 1.0, 0.0)
+    assert gate.aggregate(lukewarm, config) >= 0.85
+    assert gate.aggregate(invented, config) == 0.0
+    decide = dict(config=config, hard_reasons=[], divergent=[], rejected_tools=[], revise_round=0)
+    action, _, _ = gate.decide(lukewarm, gate.aggregate(lukewarm, config), **decide)
+    assert action == "emit"
+    action, _, _ = gate.decide(invented, 0.0, **decide)
+    assert action != "emit"
+    # the pipeline's default gate is unchanged: its weakest claim decides
+    assert gate.aggregate(lukewarm, Config()) == 0.7
