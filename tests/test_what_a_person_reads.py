@@ -192,3 +192,28 @@ def test_reports_json_carries_the_run_id(office_run):
     [report] = reports_json(result.reports, "run-44")
     assert report["run_id"] == "run-44" and report["question_id"] == "krakow"
     assert list(report)[:2] == ["run_id", "question_id"]
+
+
+def test_a_stage_bar_draws_inside_the_callers_live_display():
+    """The CLI's stage bars and a stage's own bar (`progress.track`) share one console, so the
+    stage's bar nests in the live display instead of a second display fighting it for lines
+    (blank lines above the bars)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from stages.common import progress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80)
+    bars = Progress(console=console)
+    try:
+        progress.enable(True, console)
+        with bars:
+            bars.add_task("ingestion", total=1)
+            assert list(progress.track(range(3), "parsing documents")) == [0, 1, 2]
+    finally:
+        progress.enable(False)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert "parsing documents" in plain and "ingestion" in plain
+    first_bar = plain.replace("\r", "\n").lstrip("\n")
+    assert first_bar.startswith(("ingestion", "  parsing")), first_bar[:80]
