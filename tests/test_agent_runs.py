@@ -484,3 +484,19 @@ def test_probes_run_only_with_a_model_configured(reply, status, emitted):
     assert fake.calls >= 1 and report["probes"].startswith("ran on 1")
     assert [p["status"] for p in report["consistency_probes"]] == [status]
     assert (report["action"] == "emit") is emitted
+
+
+def test_parallel_calls_of_one_tool_are_not_retries_of_each_other():
+    run = openai_run({"order_id": "ORD-12345"}, ORDER_RESULT, "It was shipped.")
+    calls = run["messages"][2]["tool_calls"]
+    calls.append(
+        {
+            "id": "call_2",
+            "type": "function",
+            "function": {"name": "get_order", "arguments": json.dumps({"order_id": "bad"})},
+        }
+    )
+    report = check_run(run, NO_JUDGE)
+    validations = report["tool_call_validations"]
+    assert [(v["attempt"], v["status"]) for v in validations] == [(1, "valid"), (1, "invalid")]
+    assert report["action"] == "revise"  # the invalid parallel call was never retried

@@ -19,7 +19,7 @@ from stages.guardrails.agent_runs.formats import AgentRun, ToolResult
 
 VERSION = "1.0.0"
 MAX_ITEMS_PER_RESULT = 50  # records beyond this are not read (a dump of a whole table)
-MAX_VALUE_CHARS = 4000
+MAX_VALUE_CHARS = 20000  # one value (a page of text) beyond this is cut
 
 ERROR_TEXT_RE = re.compile(
     r"^\W*(?:error|exception|fatal|failed|failure|traceback|unhandled|internal server error|"

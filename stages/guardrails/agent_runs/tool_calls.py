@@ -88,6 +88,7 @@ class Validation:
     errors: list[str] = field(default_factory=list)
     invented: list[str] = field(default_factory=list)  # identifiers of no known origin
     feedback: str = ""  # for a rejected call: what a runtime sends the model for its retry
+    position: int = 0  # the call's turn: calls of one turn are parallel, not retries
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -394,23 +395,33 @@ def verify_call(
 def verify_run(
     run: AgentRun, allowlist: list[str], failed_result: set[str], check_fit: bool = True
 ) -> list[Validation]:
-    """Every call of the run, in order. A call of a tool after a rejected call of that tool, or
-    after one whose result was an error (`failed_result`: call ids), is its next attempt."""
+    """Every call of the run, in order. A call of a tool in a later turn than a rejected call of
+    that tool, or than one whose result was an error (`failed_result`: call ids), is its next
+    attempt; calls of one turn are parallel calls, each attempt 1 of its own."""
     validations = []
     attempts: dict[str, int] = {}
-    retry_pending: dict[str, bool] = {}
+    failed_at: dict[str, int] = {}  # tool -> the turn of its last failed call
     for call in sorted(run.calls, key=lambda c: c.position):
-        if retry_pending.get(call.name):
+        if call.name in failed_at and failed_at[call.name] < call.position:
             attempts[call.name] = attempts.get(call.name, 1) + 1
+            del failed_at[call.name]
         attempt = attempts.setdefault(call.name, 1)
         validation = verify_call(call, run, allowlist, attempt, check_fit)
-        retry_pending[call.name] = validation.status != "valid" or call.call_id in failed_result
+        validation.position = call.position
+        if validation.status != "valid" or call.call_id in failed_result:
+            failed_at[call.name] = call.position
         validations.append(validation)
     return validations
 
 
 def rejected_tools(validations: list[Validation]) -> list[Validation]:
-    """The rejected calls of tools whose last call in the run was rejected too: nothing valid
-    replaced them (a later valid call of the same tool is read as their retry)."""
-    last = {v.tool: v for v in validations}
-    return [v for v in validations if v.status != "valid" and last[v.tool].status != "valid"]
+    """The rejected calls that no valid call of the same tool in a later turn replaced."""
+    return [
+        v
+        for v in validations
+        if v.status != "valid"
+        and not any(
+            w.tool == v.tool and w.status == "valid" and w.position > v.position
+            for w in validations
+        )
+    ]
