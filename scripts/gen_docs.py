@@ -129,8 +129,9 @@ def config_reference() -> str:
         "# Configuration reference",
         "",
         "Generated from the pydantic models when the site is built. Each stage's settings live "
-        "under `stages.<stage>` in `configs/pipeline.yaml` (or an `include:`d file); one run "
-        "overrides one with `--set <stage>.<field>=<value>`. Unknown keys are errors.",
+        "under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in with "
+        "`include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown keys "
+        "are errors.",
         "",
         "## Pipeline",
         "",
@@ -145,6 +146,12 @@ def config_reference() -> str:
         where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
         parts += ["", f"## {name}", "", f"{where}. {' '.join(summary.split())}", ""]
         parts += _model_table(module.Config, f"{name}.", nested)
+    parts += [
+        "",
+        "## Settings blocks",
+        "",
+        "The blocks nested in the tables above (the `llm` block, `vision`, the task runner…).",
+    ]
     while nested:  # nested settings blocks (the `llm` block, vision, task runner), once each
         prefix, model = nested.pop(0)
         if model in seen:
