@@ -24,6 +24,12 @@ class Config(BaseModel):
     aggregate: Literal["min", "weighted_mean", "floor_mean"] = "min"
     # floor_mean: below this a single claim decides the answer (stages/guardrails/gate.py)
     claim_floor: float = Field(0.5, ge=0, le=1, description="a claim below this blocks alone")
+    answer_threshold: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="floor_mean: the answer emits at or above; None: emit_threshold",
+    )
     critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
     max_revise_rounds: int = Field(2, ge=0, le=5)
     revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")

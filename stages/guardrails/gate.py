@@ -11,6 +11,13 @@ def scored(claims: list[dict]) -> list[dict]:
     return [c for c in claims if c["status"] != "not_a_claim" and c["score"] is not None]
 
 
+def answer_threshold(config: Config) -> float:
+    """The answer-level emit line of `floor_mean` (a claim's own line stays emit_threshold)."""
+    if config.answer_threshold is None:
+        return config.emit_threshold
+    return config.answer_threshold
+
+
 def aggregate(claims: list[dict], config: Config) -> float:
     """The answer's score. `min`: its weakest claim. `weighted_mean`: critical claims weigh
     `critical_weight`. `floor_mean` (long answers, issue 41): the weighted mean, unless a claim
@@ -66,8 +73,9 @@ def decide(
         and c["text"] not in (miscited or [])
     ]
     if config.aggregate == "floor_mean":
-        if overall < config.emit_threshold:  # the answer as a whole, not its weakest claim
-            reasons.append(f"answer scores {overall:.2f} < {config.emit_threshold}")
+        threshold = answer_threshold(config)
+        if overall < threshold:  # the answer as a whole, not its weakest claim
+            reasons.append(f"answer scores {overall:.2f} < {threshold}")
     elif weak:
         reasons.append(f"weakest claim scores {overall:.2f} < {config.emit_threshold}")
     if divergent:
