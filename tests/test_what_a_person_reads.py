@@ -217,3 +217,8 @@ def test_a_stage_bar_draws_inside_the_callers_live_display():
     assert "parsing documents" in plain and "ingestion" in plain
     first_bar = plain.replace("\r", "\n").lstrip("\n")
     assert first_bar.startswith(("ingestion", "  parsing")), first_bar[:80]
+
+
+def test_prose_then_a_row_on_one_line_splits_before_the_row():
+    row = "Plan: Business; Price: €29 per user; Seats: 5."
+    assert _sentences(f"Plans are billed monthly. {row}") == ["Plans are billed monthly.", row]

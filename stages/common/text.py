@@ -120,9 +120,11 @@ _STREETS = "ul str"
 _MONTHS = "jan feb mar apr jun jul aug sep sept oct nov dec"
 ABBREVIATIONS = frozenset(f"{_ABBREVIATED} {_STREETS} fig figs approx {_MONTHS}".split())
 # A table row as `stages.formats.tables.row_line` writes it, "City: Krakow; Address: ul.
-# Floriańska 15; Head count: 87": at least two "header: value" cells joined by "; ". A row is
-# one unit of evidence, so nothing inside it (an abbreviation in any language) ends a sentence.
-TABLE_ROW_RE = re.compile(r"[^\n;:]{1,80}: [^\n;]*(?:; [^\n;:]{1,80}: [^\n;]*)+")
+# Floriańska 15; Head count: 87": a whole line of at least two "header: value" cells joined by
+# "; ", the first header without a sentence end (so "Billed monthly. Plan: A; Price: 5." is prose
+# and then a row). A row is one unit of evidence, so nothing inside it (an abbreviation in any
+# language) ends a sentence.
+TABLE_ROW_RE = re.compile(r"[^\n;:.!?]{1,80}: [^\n;]*(?:; [^\n;:]{1,80}: [^\n;]*)+")
 INITIAL_RE = re.compile(r"\b[A-Z][a-z]+ (?:[A-Z]\. )*[A-Z]\.$")
 # leading initials, "J. A. Hobson": one followed by another, or the last of a run of them
 NEXT_INITIAL_RE = re.compile(r"[A-Z]\.\s")
