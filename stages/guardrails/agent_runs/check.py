@@ -57,10 +57,11 @@ class Config(BaseModel):
     # reject a call of a declared tool that shares no word with the request (not for free-text
     # tools: search, lookup, query…); bench agent_runs: BFCL irrelevance calls caught
     check_tool_fit: bool = True
-    # An answer an LLM wrote (`check_answer(generated=True)`): its short answers ("Delhi") are
-    # judged as answers to the question even when a result holds them word for word. False:
-    # a verbatim short answer is supported, as for an extractive answer.
-    judge_short_answers: bool = True
+    # True: the answer is checked as an LLM's (`check_answer(generated=True)`): a short answer
+    # ("Delhi") is judged as the answer to the question even when a result holds it word for
+    # word. False: a verbatim short answer is supported. bench agent_runs compares both on
+    # HaluEval-built runs 1-100 and chose False (bench/results/agent_runs.json, "choose").
+    judge_short_answers: bool = False
     # the project's configs/guardrails.yaml (fitted judge thresholds) under these overrides
     use_project_guardrails: bool = True
     guardrails: dict[str, Any] = Field(default_factory=dict)
