@@ -122,16 +122,18 @@ def _cell(text: str) -> str:
 
 def config_reference() -> str:
     """Every stage's Config and the pipeline's own settings, one table per model."""
-    from flows.config import PipelineConfig
+    from flows.config import PipelineConfig, load_config
     from stages.catalog import STAGES
 
+    configured = load_config(ROOT / "configs" / "pipeline.yaml")
     parts = [
         "# Configuration reference",
         "",
         "Generated from the pydantic models when the site is built. Each stage's settings live "
         "under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in with "
         "`include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown keys "
-        "are errors.",
+        "are errors. *configured* is the value `configs/pipeline.yaml` sets where it differs "
+        "from the default.",
         "",
         "## Pipeline",
         "",
@@ -140,12 +142,12 @@ def config_reference() -> str:
     ]
     seen: set[type] = set()
     nested: list[tuple[str, type]] = []
-    parts += _model_table(PipelineConfig, "", nested, skip={"root", "stages"})
+    parts += _model_table(PipelineConfig, "", nested, configured, skip={"root", "stages"})
     for name, module in STAGES.items():
         summary = (module.__doc__ or "").strip().split("\n\n")[0]
         where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
         parts += ["", f"## {name}", "", f"{where}. {' '.join(summary.split())}", ""]
-        parts += _model_table(module.Config, f"{name}.", nested)
+        parts += _model_table(module.Config, f"{name}.", nested, configured.stages[name])
     parts += [
         "",
         "## Settings blocks",
@@ -178,12 +180,26 @@ def _source_name(module: Any) -> str:
 
 
 def _model_table(
-    model: type, prefix: str, nested: list[tuple[str, type]], skip: set[str] = frozenset()
+    model: type,
+    prefix: str,
+    nested: list[tuple[str, type]],
+    configured: Any = None,
+    skip: set[str] = frozenset(),
 ) -> list[str]:
+    """One row per field; with `configured` (the loaded pipeline config's instance of the model)
+    a column for the values configs/pipeline.yaml sets."""
     from pydantic import BaseModel
 
     notes = field_comments(model)
-    rows = ["| field | type | default | description |", "|---|---|---|---|"]
+    header = "| field | type | default | configured | description |"
+    rows = (
+        [header, "|---|---|---|---|---|"]
+        if configured is not None
+        else [
+            "| field | type | default | description |",
+            "|---|---|---|---|",
+        ]
+    )
     for name, info in model.model_fields.items():
         if name in skip:
             continue
@@ -192,10 +208,13 @@ def _model_table(
         if inner is not None and issubclass(inner, BaseModel):
             nested.append((f"{prefix}{name}", inner))
         description = info.description or notes.get(name, "")
-        rows.append(
-            f"| `{name}` | {_cell(_annotation(annotation))} | {_cell(_default(info))} | "
-            f"{_cell(description)} |"
-        )
+        default = _default(info)
+        cells = [f"`{name}`", _cell(_annotation(annotation)), _cell(default)]
+        if configured is not None:
+            value = getattr(configured, name)
+            shown = "" if isinstance(value, BaseModel) else _shown(value)
+            cells.append(_cell(shown if shown != default else ""))
+        rows.append("| " + " | ".join([*cells, _cell(description)]) + " |")
     return rows if len(rows) > 2 else ["No settings."]
 
 
@@ -219,9 +238,17 @@ def _annotation(annotation: Any) -> str:
     return text
 
 
+def _shown(value: Any) -> str:
+    from pydantic_core import to_jsonable_python
+
+    if isinstance(value, Path) and value.is_relative_to(ROOT):
+        value = value.relative_to(ROOT).as_posix()
+    return f"`{json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False)}`"
+
+
 def _default(info: Any) -> str:
     from pydantic import BaseModel
-    from pydantic_core import PydanticUndefined, to_jsonable_python
+    from pydantic_core import PydanticUndefined
 
     if info.default_factory is not None:
         value = info.default_factory()
@@ -231,8 +258,7 @@ def _default(info: Any) -> str:
         value = info.default
     if isinstance(value, BaseModel):
         return "see below"
-    plain = to_jsonable_python(value, fallback=str)
-    return f"`{json.dumps(plain, ensure_ascii=False)}`"
+    return _shown(value)
 
 
 def field_comments(model: type) -> dict[str, str]:

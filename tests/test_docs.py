@@ -77,7 +77,9 @@ def test_the_configuration_reference_holds_every_stage_setting():
     from stages.ingestion import Config
 
     assert "none" in field_comments(Config)["ocr_engine"]
-    assert '| `ocr_engine` | `"rapidocr"` \\| `"none"` | `"rapidocr"` | Scanned' in page
+    assert '| `ocr_engine` | `"rapidocr"` \\| `"none"` | `"rapidocr"` |  | Scanned' in page
+    # and the value configs/pipeline.yaml sets, where it differs from the default
+    assert '| `as_of` | date \\| None | `null` | `"2026-11-15"` |' in page
 
 
 def _browser() -> str | None:
