@@ -51,6 +51,7 @@ class Config(BaseModel):
     judge: Literal["auto", "llm", "nli", "none"] = "auto"
     # Self-consistency probes of critical claims, with guardrails.llm: the local GGUF or the
     # agent's own model through an OpenAI-compatible endpoint. Off: the report says skipped.
+    # On: the answer is checked as an LLM's (its short answers judged, see below).
     probes: bool = False
     consistency_probes: int = Field(2, ge=1, le=5)
     identifier_allowlist: list[str] = Field(default_factory=list)
@@ -142,7 +143,10 @@ def check_run(
     allowlist = gconfig.identifier_allowlist
     validations = tool_calls.verify_run(run, allowlist, failed, config.check_tool_fit)
     rejected = tool_calls.rejected_tools(validations)
-    claims_report = _claims(run, spans, gconfig, toolkit, config.judge_short_answers)
+    # the claim checker probes only an LLM's answer (generated), which also judges its short
+    # answers: probes on means both
+    generated = config.judge_short_answers or config.probes
+    claims_report = _claims(run, spans, gconfig, toolkit, generated)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
