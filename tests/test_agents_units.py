@@ -137,8 +137,34 @@ def test_the_agent_loop_searches_first_and_answers_from_the_result(agents):
     engine, model = FakeEngine(agents), ScriptedModel()
     run = run_agent(engine, model, "What is Initech's termination notice?", "sales_rep")
     assert engine.calls == [("Initech termination notice", "sales_rep", "contract")]
-    assert model.seen[0] == ("required", ["search_knowledge_base"])
+    assert model.seen[0] == ("auto", ["search_knowledge_base"])
     assert run["answer"] == "The knowledge base says: not_found."
     tool_message = run["run"]["messages"][3]
     assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_0_0"
     assert run["tool_results"][0]["is_error"] is True
+
+
+def test_a_tool_call_written_as_text_is_a_call():
+    from flows.agents.agent import calls_in_text
+
+    # what the local Qwen2.5 GGUF wrote instead of tool_calls
+    call_json = '{"name": "search_knowledge_base", "arguments": {"query": "Enterprise price"}}'
+    text = f"```json\n{call_json}\n```"
+    (call,) = calls_in_text(text)
+    assert json.loads(call["function"]["arguments"]) == {"query": "Enterprise price"}
+    assert calls_in_text("The Enterprise plan costs €49 [E1].") == []
+
+
+class AnswersAtOnce:
+    def turn(self, messages, declared, choice):
+        if messages[-1]["role"] == "user":
+            return {"content": "It costs €42, I believe."}  # an answer without any search
+        return {"content": "Not in the knowledge base."}
+
+
+def test_the_loop_searches_before_any_answer(agents):
+    engine = FakeEngine(agents)
+    run = run_agent(engine, AnswersAtOnce(), "What does Initech pay?", "employee")
+    assert engine.calls == [("What does Initech pay?", "employee", None)]
+    assert run["answer"] == "Not in the knowledge base."
+    assert "€42" not in json.dumps(run["run"]["messages"])

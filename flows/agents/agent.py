@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import httpx
@@ -24,6 +25,8 @@ from stages.models.errors import LLMError
 from stages.models.settings import LLMSettings
 
 log = logging.getLogger(__name__)
+SEARCH = "search_knowledge_base"
+FENCE_RE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 SYSTEM = (
     "You answer employees' questions about the company. Always call search_knowledge_base "
     "first. Follow the instruction in each tool result exactly: answer only from its content "
@@ -81,7 +84,7 @@ def run_agent(
     engine: Engine, model: ToolModel, question: str, principal: str, max_turns: int = 4
 ) -> dict[str, Any]:
     """The agent's run: it must search first, then may search again or answer."""
-    declared = tools.declarations("openai", ["search_knowledge_base"])
+    declared = tools.declarations("openai", [SEARCH])
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": question},
@@ -90,9 +93,14 @@ def run_agent(
     answer = None
     for turn in range(max_turns):
         last = turn == max_turns - 1
-        choice = "required" if turn == 0 else ("none" if last else "auto")
-        message = model.turn(messages, declared, choice)
-        calls = message.get("tool_calls") or []
+        # "auto", not "required": llama.cpp's forced-call grammar is slow on 2 cores, and the
+        # loop below makes the first search itself when the model does not
+        message = model.turn(messages, declared, "none" if last else "auto")
+        calls = message.get("tool_calls") or calls_in_text(message.get("content"))
+        if not calls and turn == 0:  # search first, always: an answer needs a grounded result
+            arguments = json.dumps({"query": question})
+            calls = [{"type": "function", "function": {"name": SEARCH, "arguments": arguments}}]
+            message = {"content": ""}
         messages.append(
             {
                 "role": "assistant",
@@ -119,6 +127,29 @@ def run_agent(
         except Exception as exc:  # the check is advice; the run stands without it
             log.warning("agent-run check failed: %s", exc)
     return {"answer": answer, "tool_results": grounded, "run": run, "report": jsonable(report)}
+
+
+def calls_in_text(content: str | None) -> list[dict[str, Any]]:
+    """Tool calls a small model wrote as text (a JSON object naming the tool, fenced or bare),
+    as chat-completion `tool_calls`; [] when the text is an answer."""
+    if not content or SEARCH not in content:
+        return []
+    candidates = FENCE_RE.findall(content) or [content[content.find("{") : content.rfind("}") + 1]]
+    calls = []
+    for text in candidates:
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(parsed, dict) and parsed.get("name") == SEARCH:
+            arguments = parsed.get("arguments") or parsed.get("parameters") or {}
+            calls.append(
+                {
+                    "type": "function",
+                    "function": {"name": SEARCH, "arguments": json.dumps(arguments)},
+                }
+            )
+    return calls
 
 
 def _call_search(engine: Engine, call: dict[str, Any], principal: str, question: str):
