@@ -19,7 +19,6 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -234,26 +233,3 @@ def source_of(row: dict[str, Any]) -> results.Source:
         text=row["text"],
         score=row["confidence"] if row["confidence"] is not None else row["score"],
     )
-
-
-_ENGINES: dict[tuple[str, str], Engine] = {}
-_ENGINES_LOCK = threading.Lock()
-
-
-def shared_engine(
-    config_path: Path | str = "configs/pipeline.yaml",
-    agents_path: Path | str = "configs/agents.yaml",
-    overrides: dict[str, Any] | None = None,
-) -> Engine:
-    """The process's engine for these config files: the index is loaded once and shared."""
-    from flows.agents.settings import load_agents_config
-    from flows.config import load_config
-
-    key = (str(Path(config_path).resolve()), str(Path(agents_path).resolve()))
-    with _ENGINES_LOCK:
-        if key not in _ENGINES or overrides:
-            engine = Engine(load_config(config_path, overrides), load_agents_config(agents_path))
-            if overrides:
-                return engine
-            _ENGINES[key] = engine
-        return _ENGINES[key]
