@@ -33,7 +33,16 @@ Per claim, against its cited spans (all of the question's evidence when it cites
    markers and sources (`citation_fix`, `recited_attribution`); otherwise a revise round is
    asked to fix the citation.
 
-Gate: overall = min over claims (or a weighted mean). `emit` when overall >= emit_threshold, no
+Claims come from `claims.decompose`: markdown markers, headings and a model's own references
+("(Passage 2)", "[1]", "according to passage 3") are lifted out (the references become the
+claim's cited evidence, checked first), framing is `not_a_claim` (no score, no judge call, never
+blocks) and a refusal is checked against the evidence (`framing`); each claim row carries its
+`char_start`/`char_end` in the answer. `check_answer` is the entry point for answers written
+elsewhere (benches, agent runs).
+
+Gate (gate.py): overall = min over claims (or a weighted mean, or `floor_mean`: the weighted mean
+unless a claim scores below `claim_floor`, for long answers). `emit` when overall >= the emit line
+(`answer_threshold` for floor_mean, else emit_threshold), no
 critical divergence and no rejected tool output in the final turn; `block` when attribution
 blocked, an instruction from a document was followed, a check failed technically, a critical
 claim scores below `block_threshold`, or the revise rounds are exhausted; otherwise `revise`,

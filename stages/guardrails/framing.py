@@ -40,7 +40,8 @@ FRAMING_RE = re.compile(
     r"help|try|provide|explain|answer|give|summarize|list|outline|do my best)\b|"
     r"i hope\b|hope (?:this|that|it)\b|let me know\b|feel free\b|if you have any\b|"
     r"please let me know\b|good luck\b|best of luck\b|enjoy\b|cheers\b|thanks?\b|thank you\b|"
-    r"have a (?:great|good|nice)\b|sure\b|certainly\b|of course\b|absolutely\b|great question\b|"
+    r"have a (?:great|good|nice)\b|that(?:'s| is) (?:it|all)\b|sure\b|certainly\b|"
+    r"of course\b|absolutely\b|great question\b|"
     r"(?:in summary|in conclusion|to summarize|to sum up|overall|in short|summary|answer|"
     r"conclusion|note)\s*[:.,!]?\s*$)"
 )
@@ -54,9 +55,10 @@ REFUSAL_RE = re.compile(
     r"never)\s+(?:\w+\s+)?(?:mention|provide|contain|include|specify|say|state|give|address|"
     r"discuss|offer|have|indicate|cover|explain|list|answer|describe|tell|reference)s?\b"
     r"|\b(?:there is|there's|there are|i (?:found|see|could find|can find))\s+no\s+"
-    r"(?:specific\s+|direct\s+|explicit\s+|clear\s+|further\s+)?(?:information|mention|data|"
+    r"(?:(?:specific|direct|explicit|clear|further|additional|other|more|relevant)\s+)?"
+    r"(?:information|mention|data|"
     r"details?|answer|indication|evidence)\b"
-    r"|\bi(?:'m|’m| am)?\s+(?:unable|not able) to\s+(?:provide|find|answer|determine|give|say|"
+    r"|\b(?:i(?:'m|’m| am)?\s+)?(?:unable|not able) to\s+(?:provide|find|answer|determine|give|say|"
     r"confirm)\b|\bi (?:cannot|can't|can’t|could not|couldn't) (?:provide|find|answer|determine|"
     r"give|say|confirm)\b"
     r"|\b(?:is|are|was|were) not (?:explicitly |specifically |directly )?(?:mentioned|specified|"
@@ -72,6 +74,9 @@ BOILERPLATE = frozenset(
         "therefore unable able provide find determine say confirm based"
     )
 )
+
+
+META_WORDS = frozenset(content_tokens("therefore thus so answer based found can see understand"))
 
 
 def strip_preamble(text: str) -> str:
@@ -92,6 +97,8 @@ def kind_of(text: str) -> str:
         return "framing"  # a lead-in to the list or passage that follows
     if ADVICE_RE.search(body) and len(body.split()) <= 30:
         return "framing"
+    if not set(content_tokens(body)) - BOILERPLATE - META_WORDS:
+        return "framing"  # "The answer is based on the information provided in the passages."
     return "claim"
 
 

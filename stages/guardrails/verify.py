@@ -11,7 +11,7 @@ from typing import Any
 import stages.guardrails.groundedness as groundedness
 import stages.guardrails.judge as judge
 import stages.guardrails.short_answers as short_answers
-from stages.common.text import strip_markers
+from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails.config import Config
 from stages.guardrails.groundedness import CheckResult
 from stages.models import onnx_pairs
@@ -85,7 +85,10 @@ def verify_claim(
         score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
         score.route = "lexical"
         return score
-    if lexical.score < config.prefilter_lexical:
+    # The pre-filter counts the question's words as known (issue 41: "Oily skin can be inherited"
+    # for "what causes oily skin?" over "oily skin is hereditary" shares none of its other words,
+    # yet is a paraphrase for the judge); the lexical score itself is unchanged.
+    if known_share(text, spans, question or "") < config.prefilter_lexical:
         reasons = reasons + lexical.reasons
         return ClaimScore(lexical.score, critical, "skipped", checks, reasons, route="prefilter")
     try:
@@ -161,3 +164,14 @@ def claim_status(score: ClaimScore, config: Config) -> str:
     if score.score >= config.emit_threshold:
         return "supported"
     return "weak" if score.score >= config.revise_threshold else "unsupported"
+
+
+def known_share(claim: str, spans: list[str], context: str = "") -> float:
+    """Share of the claim's content words found in the spans or in `context` (the question)."""
+    tokens = set(content_tokens(groundedness.strip_lead_in(claim))) - groundedness.ANSWER_PARTICLES
+    tokens -= {
+        t for t in tokens if t in groundedness.NUMBER_WORDS or t in groundedness.ORDINAL_WORDS
+    }
+    if not tokens:
+        return 1.0
+    return coverage(tokens, set(content_tokens(" ".join([*spans, context]))))
