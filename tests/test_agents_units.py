@@ -168,3 +168,27 @@ def test_the_loop_searches_before_any_answer(agents):
     assert engine.calls == [("What does Initech pay?", "employee", None)]
     assert run["answer"] == "Not in the knowledge base."
     assert "€42" not in json.dumps(run["run"]["messages"])
+
+
+def test_cli_tools_prints_declarations():
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    printed = CliRunner().invoke(app, ["tools", "--format", "anthropic"])
+    assert printed.exit_code == 0
+    assert [t["name"] for t in json.loads(printed.stdout)][0] == "search_knowledge_base"
+
+
+def test_cli_api_refuses_a_public_bind_without_keys(shared_store, tmp_path):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from tests.conftest import config_on_copy
+
+    config = config_on_copy(shared_store, tmp_path, "kb")
+    refused = CliRunner().invoke(
+        app, ["api", "--host", "0.0.0.0", "--set", f"store={config.store}"]
+    )
+    assert refused.exit_code == 2
+    assert "refusing to bind 0.0.0.0: no API keys are configured" in refused.output
