@@ -13,7 +13,8 @@ Claims (`../shared/datasets/halueval_qa`): each record becomes runs in the gener
 search tool returned `{"results": [{"snippet": knowledge}]}`: one with the right answer (clean),
 one with the hallucinated answer, and runs whose every tool result was empty or an error with
 the right answer anyway (must be flagged). Flagged = action revise or block. The runs of records
-1-100 are reported apart (`choose` split) from the rest (`report` split); nothing is fitted here.
+1-50 (`choose` split) pick the short-answer setting (`judge_short_answers`); records 51-100
+(`report` split) are reported with the setting chosen.
 
 Speed: median seconds of a whole `check_run` over a run with 3 tool results and a 6-claim answer
 (HaluEval knowledge as the results), judge configured as `check_run` would use it.
@@ -41,7 +42,7 @@ MUTATIONS = (
     "unknown_argument",
     "invented_identifier",
 )
-CHOOSE_RECORDS = 100
+CHOOSE_RECORDS = 50  # HaluEval records 1-50 choose the setting; the rest are reported
 # BFCL: the tool-fit rule (tool_calls.tool_fits: share one word, name and description only) was
 # chosen among 4 variants on the even records ("choose"); the odd ones ("report") are reported.
 SPLITS = ("choose", "report")
@@ -477,9 +478,9 @@ def run(
     overrides: dict[str, dict[str, Any]] | None = None,
     **_: Any,
 ) -> dict[str, Any]:
-    """Options (`--set agent_runs.KEY=VALUE`): records (HaluEval records, default 200: 1-100
+    """Options (`--set agent_runs.KEY=VALUE`): records (HaluEval records, default 100: 1-50
     choose, the rest report), bfcl_limit (records per BFCL category), speed_runs, judge."""
-    options = {"records": 160, "bfcl_limit": None, "speed_runs": 8, "judge": "auto"}
+    options = {"records": 100, "bfcl_limit": None, "speed_runs": 8, "judge": "auto"}
     options |= (overrides or {}).get(NAME, {})
     base = {"judge": options["judge"]}
     result: dict[str, Any] = {"targets": TARGETS, "options": options}

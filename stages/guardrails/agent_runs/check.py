@@ -61,7 +61,7 @@ class Config(BaseModel):
     # True: the answer is checked as an LLM's (`check_answer(generated=True)`): a short answer
     # ("Delhi") is judged as the answer to the question even when a result holds it word for
     # word. False: a verbatim short answer is supported. bench agent_runs compares both on
-    # HaluEval-built runs 1-100 and chose False (bench/results/agent_runs.json, "choose").
+    # HaluEval-built runs 1-50 and chose False (bench/results/agent_runs.json, "choose").
     judge_short_answers: bool = False
     # the project's configs/guardrails.yaml (fitted judge thresholds) under these overrides
     use_project_guardrails: bool = True
