@@ -192,3 +192,21 @@ def test_cli_api_refuses_a_public_bind_without_keys(shared_store, tmp_path):
     )
     assert refused.exit_code == 2
     assert "refusing to bind 0.0.0.0: no API keys are configured" in refused.output
+
+
+class RepeatsItself:
+    """What the local GGUF did on the Initech question: the same call again, twice over."""
+
+    def turn(self, messages, declared, choice):
+        call = '{"name": "search_knowledge_base", "arguments": {"query": "Initech notice"}}'
+        return {"content": f"<tools>\n{call}\n</tools>\n{call}"}
+
+
+def test_a_repeated_call_ends_with_the_grounded_results_own_answer(agents):
+    engine = FakeEngine(agents)
+    run = run_agent(engine, RepeatsItself(), "What is Initech's notice period?", "employee")
+    assert len(engine.calls) == 1  # the repeat is not searched again
+    assert run["answered_by"] == "grounded_result"
+    assert run["answer"].startswith("The knowledge base has no information")
+    assert run["run"]["messages"][-1] == {"role": "assistant", "content": run["answer"]}
+    assert "search_knowledge_base" not in run["answer"]

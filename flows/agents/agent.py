@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Any
 
 import httpx
@@ -26,7 +25,6 @@ from stages.models.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 SEARCH = "search_knowledge_base"
-FENCE_RE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 SYSTEM = (
     "You answer employees' questions about the company. Always call search_knowledge_base "
     "first. Follow the instruction in each tool result exactly: answer only from its content "
@@ -83,81 +81,112 @@ class ToolModel:
 def run_agent(
     engine: Engine, model: ToolModel, question: str, principal: str, max_turns: int = 4
 ) -> dict[str, Any]:
-    """The agent's run: it must search first, then may search again or answer."""
+    """The agent's run: it searches first, then may search again or answer. A model that only
+    repeats a search it made, or runs out of turns, gets the grounded result's own answer
+    (`answered_by` "grounded_result"), never its tool-call text as the answer."""
     declared = tools.declarations("openai", [SEARCH])
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": question},
     ]
-    grounded = []
-    answer = None
+    grounded: list[dict[str, Any]] = []
+    done: set[str] = set()  # the searches made, by their arguments
+    answer, answered_by = None, "model"
     for turn in range(max_turns):
         last = turn == max_turns - 1
         # "auto", not "required": llama.cpp's forced-call grammar is slow on 2 cores, and the
-        # loop below makes the first search itself when the model does not
+        # loop makes the first search itself when the model does not
         message = model.turn(messages, declared, "none" if last else "auto")
         calls = message.get("tool_calls") or calls_in_text(message.get("content"))
         if not calls and turn == 0:  # search first, always: an answer needs a grounded result
             arguments = json.dumps({"query": question})
             calls = [{"type": "function", "function": {"name": SEARCH, "arguments": arguments}}]
             message = {"content": ""}
-        messages.append(
-            {
-                "role": "assistant",
-                "content": message.get("content") or "",
-                **({"tool_calls": calls} if calls else {}),
-            }
-        )
         if not calls:
             answer = message.get("content") or ""
+            messages.append({"role": "assistant", "content": answer})
             break
-        for number, call in enumerate(calls):
-            call_id = call.get("id") or f"call_{turn}_{number}"
-            call["id"] = call_id
+        fresh = [c for c in calls if _arguments(c) not in done]
+        if not fresh or last:  # nothing new to search: answer from what was found
+            break
+        messages.append({"role": "assistant", "content": "", "tool_calls": fresh})
+        for number, call in enumerate(fresh):
+            call["id"] = call.get("id") or f"call_{turn}_{number}"
+            done.add(_arguments(call))
             result = _call_search(engine, call, principal, question)
             grounded.append(result.model_dump(mode="json"))
-            messages.append(result.openai_message(call_id))
+            messages.append(result.openai_message(call["id"]))
+    if answer is None:
+        answer, answered_by = grounded_answer(grounded[-1] if grounded else None), "grounded_result"
+        messages.append({"role": "assistant", "content": answer})
     run = {"messages": messages, "tools": declared}
     report = None
     check_run = load_check_run()
-    if check_run is not None and answer is not None:
+    if check_run is not None:
         try:
             report = check_run(run)
             report = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
         except Exception as exc:  # the check is advice; the run stands without it
             log.warning("agent-run check failed: %s", exc)
-    return {"answer": answer, "tool_results": grounded, "run": run, "report": jsonable(report)}
+    return {
+        "answer": answer,
+        "answered_by": answered_by,
+        "tool_results": grounded,
+        "run": run,
+        "report": jsonable(report),
+    }
+
+
+def grounded_answer(result: dict[str, Any] | None) -> str:
+    """What the grounded result itself lets one say, when the model did not say it."""
+    if result is None or result["status"] == "technical_error":
+        return "The knowledge base search is unavailable right now; please try again later."
+    if result["status"] == "not_found":
+        return (
+            "The knowledge base has no information that answers this. Please ask a clearer or "
+            "more specific question."
+        )
+    top = result["sources"][0]
+    caveat = (
+        " This may not answer the question exactly." if result["status"] == "low_relevance" else ""
+    )
+    return f"{top['text']} [{top['evidence_id']}: {top['title']}]{caveat}"
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    return json.dumps(_parsed_arguments(call), sort_keys=True)
+
+
+def _parsed_arguments(call: dict[str, Any]) -> dict[str, Any]:
+    try:
+        arguments = json.loads((call.get("function") or {}).get("arguments") or "{}")
+    except ValueError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def calls_in_text(content: str | None) -> list[dict[str, Any]]:
-    """Tool calls a small model wrote as text (a JSON object naming the tool, fenced or bare),
-    as chat-completion `tool_calls`; [] when the text is an answer."""
+    """Tool calls a small model wrote as text (JSON objects naming the tool, fenced, in
+    `<tools>` tags or bare), as chat-completion `tool_calls`; [] when the text is an answer."""
     if not content or SEARCH not in content:
         return []
-    candidates = FENCE_RE.findall(content) or [content[content.find("{") : content.rfind("}") + 1]]
-    calls = []
-    for text in candidates:
+    decoder, calls, seen = json.JSONDecoder(), [], set()
+    for start in (i for i, char in enumerate(content) if char == "{"):
         try:
-            parsed = json.loads(text)
+            parsed, _ = decoder.raw_decode(content, start)
         except ValueError:
             continue
-        if isinstance(parsed, dict) and parsed.get("name") == SEARCH:
-            arguments = parsed.get("arguments") or parsed.get("parameters") or {}
-            calls.append(
-                {
-                    "type": "function",
-                    "function": {"name": SEARCH, "arguments": json.dumps(arguments)},
-                }
-            )
+        if not isinstance(parsed, dict) or parsed.get("name") != SEARCH:
+            continue
+        arguments = json.dumps(parsed.get("arguments") or parsed.get("parameters") or {})
+        if arguments not in seen:
+            seen.add(arguments)
+            calls.append({"type": "function", "function": {"name": SEARCH, "arguments": arguments}})
     return calls
 
 
 def _call_search(engine: Engine, call: dict[str, Any], principal: str, question: str):
-    function = call.get("function") or {}
-    try:
-        arguments = json.loads(function.get("arguments") or "{}")
-    except ValueError:
-        arguments = {}
+    arguments = _parsed_arguments(call)
     query = str(arguments.get("query") or question)
     query_type = arguments.get("query_type")
     if query_type not in tools.QUERY_TYPE["enum"]:
