@@ -163,7 +163,9 @@ def agent(
         return
     for result in run["tool_results"]:
         typer.echo(f"search {result['query']!r}: {result['status']}", err=True)
-    typer.echo(run["answer"] if run["answer"] is not None else "(no answer within the turns)")
+    if run["answered_by"] != "model":
+        typer.echo("(the model gave no answer of its own: this is the grounded result's)", err=True)
+    typer.echo(run["answer"])
     if run["report"]:
         typer.echo(f"check: {run['report'].get('action')}", err=True)
     sys.exit(0)
