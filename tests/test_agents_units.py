@@ -210,3 +210,16 @@ def test_a_repeated_call_ends_with_the_grounded_results_own_answer(agents):
     assert run["answer"].startswith("The knowledge base has no information")
     assert run["run"]["messages"][-1] == {"role": "assistant", "content": run["answer"]}
     assert "search_knowledge_base" not in run["answer"]
+
+
+class SaysNothing:
+    def turn(self, messages, declared, choice):
+        if messages[-1]["role"] == "user":
+            return {"content": '{"name": "search_knowledge_base", "arguments": {"query": "x"}}'}
+        return {"content": "  "}  # what the local GGUF replied after a not_found result
+
+
+def test_an_empty_reply_gets_the_grounded_results_answer(agents):
+    run = run_agent(FakeEngine(agents), SaysNothing(), "What is Initech's notice?", "employee")
+    assert run["answered_by"] == "grounded_result"
+    assert run["answer"].startswith("The knowledge base has no information")

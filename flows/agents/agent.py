@@ -103,8 +103,10 @@ def run_agent(
             calls = [{"type": "function", "function": {"name": SEARCH, "arguments": arguments}}]
             message = {"content": ""}
         if not calls:
-            answer = message.get("content") or ""
-            messages.append({"role": "assistant", "content": answer})
+            text = (message.get("content") or "").strip()
+            if text:  # an empty reply is no answer: the grounded result's own follows
+                answer = text
+                messages.append({"role": "assistant", "content": answer})
             break
         fresh = [c for c in calls if _arguments(c) not in done]
         if not fresh or last:  # nothing new to search: answer from what was found
