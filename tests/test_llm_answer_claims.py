@@ -222,3 +222,17 @@ def test_floor_mean_lets_one_lukewarm_claim_through_and_not_one_unsupported():
     assert action != "emit"
     # the pipeline's default gate is unchanged: its weakest claim decides
     assert gate.aggregate(lukewarm, Config()) == 0.7
+
+
+def test_with_an_answer_line_a_claim_above_it_is_supported_and_shows_no_flagged_span():
+    answer = LIST_ANSWER.replace(
+        "The Enterprise SLA guarantees 99.9% monthly uptime",
+        "Enterprise customers get 99.9% uptime each month",
+    )
+    gate_settings = {"aggregate": "floor_mean", "claim_floor": 0.7, "answer_threshold": 0.675}
+    report = run(answer, FakeJudge(0.99, by_text={"uptime": 0.63}), **gate_settings)
+    (uptime,) = [c for c in report["claims"] if "uptime" in c["text"]]  # 0.63 / 0.9 = 0.7
+    assert uptime["judge"] == "llm" and uptime["status"] == "supported"
+    assert report["action"] == "emit"
+    low = run(answer, FakeJudge(0.99, by_text={"uptime": 0.5}), **gate_settings)
+    assert low["action"] != "emit"

@@ -64,7 +64,10 @@ def decide(
         reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
     if not scored(claims):
         reasons.append("no claims to verify")
-    weak = [c for c in scored(claims) if c["score"] < config.emit_threshold]
+    line = min(config.emit_threshold, answer_threshold(config))
+    if config.aggregate != "floor_mean":
+        line = config.emit_threshold
+    weak = [c for c in scored(claims) if c["score"] < line]
     critical_low = [
         c
         for c in weak

@@ -161,9 +161,18 @@ def is_short_answer(text: str, config: Config) -> bool:
 def claim_status(score: ClaimScore, config: Config) -> str:
     if score.error:
         return "error"
-    if score.score >= config.emit_threshold:
+    if score.score >= supported_line(config):
         return "supported"
     return "weak" if score.score >= config.revise_threshold else "unsupported"
+
+
+def supported_line(config: Config) -> float:
+    """The score a claim needs to count as supported: emit_threshold, or with `floor_mean` the
+    answer line, since a claim at that level does not stop the answer (its span is not shown as
+    flagged)."""
+    if config.aggregate == "floor_mean" and config.answer_threshold is not None:
+        return min(config.emit_threshold, config.answer_threshold)
+    return config.emit_threshold
 
 
 def known_share(claim: str, spans: list[str], context: str = "") -> float:
