@@ -207,7 +207,8 @@ def test_a_repeated_call_ends_with_the_grounded_results_own_answer(agents):
     run = run_agent(engine, RepeatsItself(), "What is Initech's notice period?", "employee")
     assert len(engine.calls) == 1  # the repeat is not searched again
     assert run["answered_by"] == "grounded_result"
-    assert run["answer"].startswith("The knowledge base has no information")
+    assert run["answer"].startswith("I could not find this in the knowledge base")
+    assert run["report"] is None or run["report"]["action"] == "emit"  # a refusal, not invented
     assert run["run"]["messages"][-1] == {"role": "assistant", "content": run["answer"]}
     assert "search_knowledge_base" not in run["answer"]
 
@@ -222,4 +223,4 @@ class SaysNothing:
 def test_an_empty_reply_gets_the_grounded_results_answer(agents):
     run = run_agent(FakeEngine(agents), SaysNothing(), "What is Initech's notice?", "employee")
     assert run["answered_by"] == "grounded_result"
-    assert run["answer"].startswith("The knowledge base has no information")
+    assert run["answer"].startswith("I could not find this in the knowledge base")

@@ -140,13 +140,14 @@ def run_agent(
 
 
 def grounded_answer(result: dict[str, Any] | None) -> str:
-    """What the grounded result itself lets one say, when the model did not say it."""
+    """What the grounded result itself lets one say, when the model did not say it: a refusal
+    in the plain words people (and the agent-run detector) read as one."""
     if result is None or result["status"] == "technical_error":
-        return "The knowledge base search is unavailable right now; please try again later."
+        return "I could not access the knowledge base search right now; please try again later."
     if result["status"] == "not_found":
         return (
-            "The knowledge base has no information that answers this. Please ask a clearer or "
-            "more specific question."
+            "I could not find this in the knowledge base. Please ask a clearer or more specific "
+            "question."
         )
     top = result["sources"][0]
     caveat = (
