@@ -445,6 +445,7 @@ def test_thresholds_are_configurable():
 def test_diagnosis_refusal_detection():
     assert diagnosis.is_refusal("I could not find any information about that order.")
     assert diagnosis.is_refusal("The search did not return anything about it.")
+    assert diagnosis.is_refusal("The knowledge base has no information about Initech.")
     assert not diagnosis.is_refusal("The order was shipped on Monday.")
 
 

@@ -33,6 +33,8 @@ REFUSAL_RE = re.compile(
     r"(?:did not|didn't|does not|doesn't|do not|don't)\s+(?:return|contain|mention|say|"
     r"include|show|provide)\b"
     r"|\bi (?:do not|don't) (?:know|have (?:that|this|enough|any) information)\b"
+    r"|\b(?:has|have|had|contains?|holds?|returned|gave) no (?:\w+ )?(?:information|records?|"
+    r"data|details|results?|mention|answer)\b"
     r"|\b(?:unable|not able) to (?:find|answer|locate|retrieve)\b"
     r"|\bnot (?:found|available) in (?:the )?(?:results?|sources?|documents?|records?)\b",
     re.IGNORECASE,
