@@ -376,6 +376,66 @@ def typical_answer_speed(records: list[dict], items: list[dict], overrides: dict
     }
 
 
+def compare_prefix(folder: Path, answers: int, results_dir: Path | None = None) -> dict:
+    """The judge's two ways of reading an answer's evidence, on the fit split (cache off): each
+    claim with its own focused sentences (`focus`), or every claim after the same whole
+    evidence, which llama.cpp keeps in its KV cache between the claims (`shared`). Claim-level
+    AUC of P(yes) (a claim overlapping a labelled span is unsupported) and seconds per answer.
+    Hallucinated answers first (they hold the unsupported claims), then correct ones."""
+    from stages import guardrails
+    from stages.guardrails import claims as claims_mod
+    from stages.guardrails import groundedness
+    from stages.guardrails import judge as judge_mod
+    from stages.models import yesno
+
+    config = guardrails.Config.model_validate({**_pipeline_guardrails(), "judge_cache_dir": None})
+    model = yesno.yes_no_model(config.llm)
+    model.p_yes(judge_mod.SYSTEM_PROMPT, "Answer yes.")  # load the model outside the timings
+    records = load(folder, "fit")
+    records = [r for r in records if r["label"] == "hallucinated"] + [
+        r for r in records if r["label"] == "correct"
+    ]
+    modes: dict[str, dict[str, list]] = {m: {"p": [], "seconds": []} for m in ("focus", "shared")}
+    labels: list[bool] = []
+    for record in records[:answers]:
+        spans = [e["text"] for e in record["evidence"].values()]
+        gold = _chars(record["spans"])
+        claims, cursor = [], 0
+        for claim in claims_mod.decompose(record["answer"]):
+            at = record["answer"].find(claim.text, cursor)
+            cursor = at + len(claim.text) if at >= 0 else cursor
+            chars = set(range(at, at + len(claim.text))) if at >= 0 else set()
+            claims.append((groundedness.strip_lead_in(claim.text), bool(chars & gold)))
+        labels += [not bad for _, bad in claims]
+        for mode, store in modes.items():
+            started = time.perf_counter()
+            for text, _ in claims:
+                chosen = (
+                    spans if mode == "shared" else judge_mod.focus(text, spans, record["question"])
+                )
+                prompt = judge_mod.user_prompt(text, chosen, record["question"], len(claims) > 1)
+                store["p"].append(model.p_yes(judge_mod.SYSTEM_PROMPT, prompt))
+            store["seconds"].append(time.perf_counter() - started)
+    from bench.paraphrase import auc
+
+    result = {
+        "answers": min(answers, len(records)),
+        "claims": len(labels),
+        "unsupported_claims": labels.count(False),
+        "split": "fit",
+        **{
+            mode: {
+                "claim_auc": auc(store["p"], labels),
+                "seconds_per_answer_median": round(statistics.median(store["seconds"]), 3),
+                "seconds_per_answer_mean": round(statistics.fmean(store["seconds"]), 3),
+            }
+            for mode, store in modes.items()
+        },
+    }
+    common.write_result(f"{NAME}-prefix", result, results_dir)
+    return result
+
+
 def _pipeline_guardrails() -> dict[str, Any]:
     settings = common.pipeline_settings("guardrails")
     settings.pop("revise_round", None)
@@ -541,7 +601,18 @@ if __name__ == "__main__":
         metavar="DIR",
         help=f"write the frozen detection set (e.g. eval/sets/{FROZEN_SET}) and exit",
     )
+    parser.add_argument(
+        "--compare-prefix",
+        type=int,
+        default=0,
+        metavar="N",
+        help="judge N fit-split answers with focused and with shared evidence; AUC and seconds",
+    )
     args = parser.parse_args()
+    if args.compare_prefix:
+        folder = common.dataset_dir(FOLDER, FILES)
+        print(json.dumps(compare_prefix(folder, args.compare_prefix, args.results), indent=2))
+        raise SystemExit(0)
     if args.freeze:
         try:
             frozen = freeze(common.dataset_dir(FOLDER, FILES), args.freeze)

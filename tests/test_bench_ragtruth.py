@@ -148,3 +148,20 @@ def test_freeze_takes_the_report_split_in_turn_by_model(dataset, tmp_path, monke
     assert "MIT License (synthetic" in (out / "NOTICE.md").read_text()
     with pytest.raises(FileExistsError):
         ragtruth.freeze(dataset, out)
+
+
+def test_claims_of_one_answer_share_the_whole_evidence_as_prefix():
+    from stages.guardrails import judge
+
+    spans = [" ".join(f"word{i}" for i in range(120)) + ". The bridge opened in 1937.", "Other."]
+    claims = ["The bridge opened in 1937.", "Other words here."]
+    shared = [judge.evidence_for(c, spans, "q?", True, 80, 400) for c in claims]
+    assert shared == [spans, spans]  # same prompt prefix for every claim of the answer
+    # a one-claim answer, or evidence over the budget, is focused as before
+    assert judge.evidence_for(claims[0], spans, "q?", False, 80, 400) == judge.focus(
+        claims[0], spans, "q?", 80
+    )
+    assert judge.evidence_for(claims[0], spans, "q?", True, 80, 50) != spans
+    prompts = [judge.user_prompt(c, spans, "q?", part=True) for c in claims]
+    common_prefix = len(prompts[0]) - len(prompts[0].split("One part of the answer:")[1])
+    assert prompts[0][:common_prefix] == prompts[1][:common_prefix]
