@@ -46,6 +46,10 @@ class Config(BaseModel):
     emit_threshold: float = Field(0.85, ge=0, le=1)
     revise_threshold: float = Field(0.6, ge=0, le=1)
     block_threshold: float = Field(0.4, ge=0, le=1)
+    # The specification's gate: the weakest claim against emit_threshold. The project's
+    # floor_mean (configs/guardrails.yaml, fitted on RAGTruth's long answers) let more invented
+    # agent answers through: agent-runs-v1 hallucinated flagged 0.94 -> 0.74.
+    aggregate: Literal["min", "weighted_mean", "floor_mean"] = "min"
     # auto: the LLM judge when its model is here (the packaged GGUF, or an OpenAI-compatible
     # server configured in guardrails.llm), else the deterministic checks and word overlap
     judge: Literal["auto", "llm", "nli", "none"] = "auto"
@@ -86,6 +90,7 @@ def guardrails_config(config: Config) -> guardrails.Config:
     """The claim checker's config for this check."""
     values = _project_guardrails() if config.use_project_guardrails else {}
     values |= {"judge_cache_dir": None}  # a report's time is its own, not a cache's
+    values |= {"aggregate": config.aggregate}
     values |= config.guardrails
     llm = dict(values.get("llm") or {})
     judge = config.judge
