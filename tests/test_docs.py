@@ -123,3 +123,14 @@ def test_a_headless_browser_renders_the_index_and_a_reference_page(site, tmp_pat
     reference = _rendered(browser, site / "reference/configuration/index.html", tmp_path / "p2")
     assert "Configuration reference" in reference
     assert "chunk_overlap" in reference and "<table" in reference
+
+
+def test_the_readme_is_short_and_its_links_resolve():
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert links, "the README links into the docs"
+    missing = [link for link in links if "://" not in link and not (ROOT / link).exists()]
+    assert missing == []
