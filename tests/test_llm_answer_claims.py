@@ -236,3 +236,19 @@ def test_with_an_answer_line_a_claim_above_it_is_supported_and_shows_no_flagged_
     assert report["action"] == "emit"
     low = run(answer, FakeJudge(0.99, by_text={"uptime": 0.5}), **gate_settings)
     assert low["action"] != "emit"
+
+
+def test_floor_mean_leaves_a_one_claim_answer_to_the_min_gate():
+    """floor_mean was fitted on multi-sentence answers: a single lukewarm claim (0.7) is not
+    averaged with anything, so it still needs emit_threshold, as HaluEval's answers did."""
+    config = Config(aggregate="floor_mean", claim_floor=0.7, answer_threshold=0.675)
+    single = rows(0.7)
+    assert not gate.long_answer_gate(single, config)
+    assert gate.aggregate(single, config) == 0.7
+    decide = dict(config=config, hard_reasons=[], divergent=[], rejected_tools=[], revise_round=0)
+    action, _, _ = gate.decide(single, 0.7, **decide)
+    assert action != "emit"
+    several = rows(1.0, 0.7)
+    assert gate.long_answer_gate(several, config)
+    action, _, _ = gate.decide(several, gate.aggregate(several, config), **decide)
+    assert action == "emit"

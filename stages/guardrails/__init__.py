@@ -69,7 +69,7 @@ from stages.guardrails.answers import final_answer
 from stages.guardrails.answers import report_to_json as report_to_json  # re-exported
 from stages.guardrails.config import LEGACY_LLM_KEYS as LEGACY_LLM_KEYS  # re-exported
 from stages.guardrails.config import Config  # the stage's settings (configs/guardrails.yaml)
-from stages.guardrails.gate import aggregate, decide
+from stages.guardrails.gate import aggregate, decide, long_answer_gate
 from stages.guardrails.groundedness import CheckResult as CheckResult  # re-exported
 from stages.guardrails.groundedness import follows_injection
 from stages.guardrails.verify import ClaimScore, claim_status, verify_claim
@@ -296,6 +296,11 @@ def check(
         cited = [i for c in claims for i in c["evidence_ids"]]
         spans = [e["text"] for e in spans_of(list(dict.fromkeys(cited)), evidence)]
         answer_check = check_answers_question(answer, spans, question, config, toolkit)
+    if config.aggregate == "floor_mean" and not long_answer_gate(claims, config):
+        # a one-claim answer keeps the min gate: its claim is supported only at emit_threshold
+        for row in claims:
+            if row["status"] == "supported" and row["score"] < config.emit_threshold:
+                row["status"] = "weak" if row["score"] >= config.revise_threshold else "unsupported"
     overall = aggregate(claims, config)
     revise_round = generation.get("revise_round")
     action, reasons, feedback = decide(

@@ -30,6 +30,11 @@ class Config(BaseModel):
         le=1,
         description="floor_mean: the answer emits at or above; None: emit_threshold",
     )
+    # floor_mean was fitted on RAGTruth's multi-sentence answers; a one-claim answer (HaluEval's,
+    # the pipeline's own short drafts) has nothing to average, so it keeps the min gate's line.
+    long_answer_claims: int = Field(
+        2, ge=1, description="floor_mean: answers with fewer scored claims use the min gate"
+    )
     critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
     max_revise_rounds: int = Field(2, ge=0, le=5)
     revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")

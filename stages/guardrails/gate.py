@@ -18,6 +18,11 @@ def answer_threshold(config: Config) -> float:
     return config.answer_threshold
 
 
+def long_answer_gate(claims: list[dict], config: Config) -> bool:
+    """`floor_mean` decides this answer: it is configured and the answer has enough claims."""
+    return config.aggregate == "floor_mean" and len(scored(claims)) >= config.long_answer_claims
+
+
 def aggregate(claims: list[dict], config: Config) -> float:
     """The answer's score. `min`: its weakest claim. `weighted_mean`: critical claims weigh
     `critical_weight`. `floor_mean` (long answers, issue 41): the weighted mean, unless a claim
@@ -28,7 +33,9 @@ def aggregate(claims: list[dict], config: Config) -> float:
     if not claims:
         return 0.0
     lowest = min(c["score"] for c in claims)
-    if config.aggregate == "min":
+    if config.aggregate == "min" or (
+        config.aggregate == "floor_mean" and not long_answer_gate(claims, config)
+    ):
         return lowest
     weights = [config.critical_weight if c["critical"] else 1.0 for c in claims]
     mean = sum(w * c["score"] for w, c in zip(weights, claims, strict=True)) / sum(weights)
@@ -65,7 +72,7 @@ def decide(
     if not scored(claims):
         reasons.append("no claims to verify")
     line = min(config.emit_threshold, answer_threshold(config))
-    if config.aggregate != "floor_mean":
+    if not long_answer_gate(claims, config):
         line = config.emit_threshold
     weak = [c for c in scored(claims) if c["score"] < line]
     critical_low = [
@@ -75,7 +82,7 @@ def decide(
         and c["score"] < config.block_threshold
         and c["text"] not in (miscited or [])
     ]
-    if config.aggregate == "floor_mean":
+    if long_answer_gate(claims, config):
         threshold = answer_threshold(config)
         if overall < threshold:  # the answer as a whole, not its weakest claim
             reasons.append(f"answer scores {overall:.2f} < {threshold}")
