@@ -204,24 +204,16 @@ def freeze(folder: Path, out_dir: Path, counts: dict[str, int] | None = None) ->
 
 
 def response_metrics(items: list[dict]) -> dict[str, Any]:
-    tp = sum(1 for i in items if i["flagged"] and i["hallucinated"])
-    fp = sum(1 for i in items if i["flagged"] and not i["hallucinated"])
-    fn = sum(1 for i in items if not i["flagged"] and i["hallucinated"])
-    tn = len(items) - tp - fp - fn
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    """HaluEval's confusion counts and P/R/F1 (`bench.halueval.metrics`), in this bench's keys."""
+    from bench.halueval import metrics
+
+    counts = metrics(items)
     return {
-        "n": len(items),
-        "hallucinated": tp + fn,
-        "precision": round(precision, 4),
-        "recall": round(recall, 4),
-        "f1": round(f1, 4),
-        "correct_flag_rate": round(fp / (fp + tn), 4) if fp + tn else None,
-        "tp": tp,
-        "fp": fp,
-        "tn": tn,
-        "fn": fn,
+        "n": counts["n_answers"],
+        "hallucinated": counts["tp"] + counts["fn"],
+        **{k: counts[k] for k in ("precision", "recall", "f1")},
+        "correct_flag_rate": counts["right_answer_flag_rate"],
+        **{k: counts[k] for k in ("tp", "fp", "tn", "fn")},
     }
 
 

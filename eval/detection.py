@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.gate import GateFailure, baseline_path, compare, load_gate
-from eval.sets import ROOT, EvalSetError, resolve_set, sha256_file
+from eval.sets import ROOT, EvalSetError, resolve_set, sha256_file, verify_frozen_files
 
 KIND = "detection"
 RECORDS = "records.jsonl"
@@ -73,23 +73,7 @@ def load_detection_set(name: str | Path, root: Path = ROOT) -> DetectionSet:
     if manifest.get("kind") != KIND or not manifest.get("checker"):
         raise EvalSetError(f"detection set {set_name}: manifest needs kind 'detection' and checker")
     files: dict[str, str] = manifest.get("files", {})
-    for rel, expected in sorted(files.items()):
-        path = folder / rel
-        if not path.is_file():
-            raise EvalSetError(f"detection set {set_name}: {rel} is in manifest.json but missing")
-        if sha256_file(path) != expected:
-            raise EvalSetError(
-                f"detection set {set_name}: {rel} does not match manifest.json; the set is "
-                "frozen: build a new version instead"
-            )
-    present = {
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and p.name != "manifest.json"
-    }
-    extra = sorted(present - set(files))
-    if extra:
-        raise EvalSetError(f"detection set {set_name}: file {extra[0]} is not in manifest.json")
+    verify_frozen_files(folder, files, f"detection set {set_name}", "its bench's --freeze")
     if RECORDS not in files:
         raise EvalSetError(f"detection set {set_name}: needs {RECORDS}")
     records = []

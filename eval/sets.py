@@ -51,6 +51,30 @@ def resolve_set(name: str | Path, root: Path = ROOT) -> Path:
     return path
 
 
+def verify_frozen_files(folder: Path, files: dict[str, str], label: str, rebuild: str) -> None:
+    """A frozen set's files are exactly its manifest's, byte for byte (sha256); EvalSetError
+    names the first that is missing, changed or unlisted. `rebuild`: how to make a new version."""
+    for rel, expected in sorted(files.items()):
+        path = folder / rel
+        if not path.is_file():
+            raise EvalSetError(f"{label}: file {rel} is listed in manifest.json but missing")
+        actual = sha256_file(path)
+        if actual != expected:
+            raise EvalSetError(
+                f"{label}: file {rel} does not match manifest.json "
+                f"(sha256 {actual[:12]}…, expected {expected[:12]}…); the set is frozen — "
+                f"rebuild it as a new version with {rebuild}"
+            )
+    present = {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "manifest.json"
+    }
+    extra = sorted(present - set(files))
+    if extra:
+        raise EvalSetError(f"{label}: file {extra[0]} is not in manifest.json")
+
+
 def verify_set(set_dir: Path, root: Path = ROOT) -> EvalSet:
     """Check every file against manifest.json (and the referenced corpus against corpus.json)."""
     set_dir = Path(set_dir)
@@ -60,27 +84,7 @@ def verify_set(set_dir: Path, root: Path = ROOT) -> EvalSet:
     manifest = json.loads(manifest_path.read_text())
     name = manifest.get("name", set_dir.name)
     files: dict[str, str] = manifest.get("files", {})
-    for rel, expected in sorted(files.items()):
-        path = set_dir / rel
-        if not path.is_file():
-            raise EvalSetError(
-                f"eval set {name}: file {rel} is listed in manifest.json but missing"
-            )
-        actual = sha256_file(path)
-        if actual != expected:
-            raise EvalSetError(
-                f"eval set {name}: file {rel} does not match manifest.json "
-                f"(sha256 {actual[:12]}…, expected {expected[:12]}…); the set is frozen — "
-                f"rebuild it as a new version with scripts/build_eval_sets.py"
-            )
-    present = {
-        p.relative_to(set_dir).as_posix()
-        for p in set_dir.rglob("*")
-        if p.is_file() and p.name != "manifest.json"
-    }
-    extra = sorted(present - set(files))
-    if extra:
-        raise EvalSetError(f"eval set {name}: file {extra[0]} is not in manifest.json")
+    verify_frozen_files(set_dir, files, f"eval set {name}", "scripts/build_eval_sets.py")
     set_hash = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     if manifest.get("set_hash") and manifest["set_hash"] != set_hash:
         raise EvalSetError(f"eval set {name}: manifest.json set_hash does not match its files")
