@@ -485,6 +485,7 @@ def run(
                     "judge_focus_words",
                 )  # fmt: skip
             },
+            "fast_judge": config.fast_judge.model_dump() if config.fast_judge else None,
             "overrides": overrides or {},
             "check_answer": hasattr(guardrails, "check_answer"),
         },

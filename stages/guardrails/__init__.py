@@ -150,6 +150,28 @@ class Toolkit:
 
 
 def make_judge(config: Config) -> judge.Judge:
+    slow = _slow_judge(config)
+    fast = config.fast_judge
+    if fast is None:
+        return slow
+    path = fast.model_path
+    if not Path(path).is_absolute() and not Path(path).exists():
+        path = str(PROJECT_ROOT / path)  # the project's own model, from any directory
+    return judge.fast_judge(
+        path,
+        slow,
+        scale=fast.scale,
+        bias=fast.bias,
+        reject=fast.reject,
+        accept=fast.accept,
+        max_length=fast.max_length,
+        sha256=fast.model_sha256,
+        band_score=fast.band_score,
+        focus_words=config.judge_focus_words,
+    )
+
+
+def _slow_judge(config: Config) -> judge.Judge:
     if config.judge == "nli":
         if not config.nli_model_path:
             raise judge.JudgeError("guardrails.judge 'nli' needs nli_model_path")

@@ -14,6 +14,25 @@ LEGACY_LLM_KEYS = ("llm_backend", "model_path", "model_sha256", "n_ctx", "n_thre
 LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
 
 
+class FastJudge(BaseModel):
+    """The claim-support cross-encoder in front of the judge (issue 41: the GGUF costs about a
+    second a claim). Its calibrated P(supported) decides a claim alone outside the band
+    (reject, accept); inside it, the configured judge is asked. Trained and fitted by
+    scripts/train_claim_judge.py (model card in the model's folder)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_path: str = Field(description="folder with model.onnx, its sha256 and tokenizer.json")
+    model_sha256: str | None = Field(None, description="checked when loaded; None: the sidecar's")
+    max_length: int = Field(192, ge=16, le=512, description="tokens of claim and evidence read")
+    scale: float = Field(1.0, description="Platt scaling: P = sigmoid(scale * logit + bias)")
+    bias: float = 0.0
+    reject: float = Field(0.0, ge=0, le=1, description="P at or below: unsupported, no LLM call")
+    accept: float = Field(1.0, ge=0, le=1, description="P at or above: supported, no LLM call")
+    # in the band: "judge" = the configured judge's score alone; "mean" = the mean of both
+    band_score: Literal["judge", "mean"] = "judge"
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +92,7 @@ class Config(BaseModel):
     # many words: its prompt is read at about 60 tokens/s on 2 cores (stages/guardrails/judge.py).
     judge_focus_words: int = Field(80, ge=10, le=2000, description="evidence words per judgement")
     judge_cache_dir: str | None = "artifacts/_judge_cache"
+    fast_judge: FastJudge | None = None
     identifier_allowlist: list[str] = Field(default_factory=list)
     # the judge / probe LLM: the local GGUF, or an OpenAI-compatible server
     llm: settings.LLMSettings = settings.LLMSettings()

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from stages.common.text import content_tokens, sentence_spans
 from stages.models import pairs, yesno
@@ -34,7 +35,7 @@ from stages.models.settings import LLMSettings
 
 VERSION = "2.1.0"
 PROMPT_VERSION = "2"
-__all__ = ["JudgeError", "Judge", "Verdict", "llm_judge", "nli_judge"]
+__all__ = ["JudgeError", "Judge", "CascadeJudge", "Verdict", "fast_judge", "llm_judge", "nli_judge"]
 
 SYSTEM_PROMPT = (
     "You are a strict fact checker. You are given evidence and a claim. Answer yes only if the "
@@ -145,6 +146,15 @@ def evidence_for(
     return focus(claim, spans, question, focus_words)
 
 
+def pair_for(claim: str, spans: list[str], question: str | None, part: bool) -> tuple[str, str]:
+    """What the claim-support cross-encoder reads (the fast judge; scripts/train_claim_judge.py
+    trains on exactly this): the claim with the question it answers, and the evidence the LLM
+    judge would read. `part` is implied by the claim's wording, so it is not marked."""
+    claim = " ".join(claim.split())
+    claim_side = f"{claim} | {' '.join(question.split())}" if question else claim
+    return claim_side, " ".join(" ".join(s.split()) for s in spans)
+
+
 Score = Callable[[str, list[str], "str | None", bool], float]
 
 
@@ -196,6 +206,82 @@ class Judge:
         if self.log is not None:
             self.log.append((claim, score, False))
         return Verdict(score, self.name, self.model_id)
+
+
+class CascadeJudge(Judge):
+    """The fast cross-encoder first; the slow judge (the GGUF) only for claims it is unsure of.
+
+    `probability(claim_side, evidence_side)` is the fast model's calibrated P(supported) of one
+    `pair_for` pair; at or above `accept` or at or below `reject` it is the verdict (backend
+    "fast"), else the slow judge's (or, `band_score="mean"`, the mean of both). A verdict is
+    `cached` unless the slow judge was called uncached, so `judge_calls` counts LLM calls."""
+
+    def __init__(
+        self,
+        probability: Callable[[str, str], float],
+        model_id: str,
+        slow: Judge | None,
+        reject: float,
+        accept: float,
+        band_score: str = "judge",
+        focus_words: int = FOCUS_WORDS,
+    ) -> None:
+        super().__init__("fast", model_id, lambda *a: 0.0, None, focus_words)
+        self.probability = probability
+        self.slow = slow
+        self.reject, self.accept, self.band_score = reject, accept, band_score
+        self.fast_verdicts = 0
+
+    def judge(
+        self, claim: str, spans: list[str], question: str | None = None, part: bool = False
+    ) -> Verdict:
+        focused = evidence_for(claim, spans, question, part, self.focus_words, self.shared_words)
+        try:
+            p = float(self.probability(*pair_for(claim, focused, question, part)))
+        except Exception as exc:  # a missing or broken model is a technical error, not a score
+            raise JudgeError(f"fast judge failed: {type(exc).__name__}: {exc}") from exc
+        if self.slow is None or p >= self.accept or p <= self.reject:
+            self.fast_verdicts += 1
+            if self.log is not None:
+                self.log.append((claim, p, True))
+            return Verdict(p, "fast", self.model_id, cached=True)
+        verdict = self.slow.judge(claim, spans, question, part)
+        self.calls += not verdict.cached
+        score = (verdict.score + p) / 2 if self.band_score == "mean" else verdict.score
+        if self.log is not None:
+            self.log.append((claim, score, verdict.cached))
+        return Verdict(score, verdict.backend, verdict.model_id, cached=verdict.cached)
+
+
+def fast_judge(
+    model_path: str,
+    slow: Judge | None,
+    *,
+    scale: float,
+    bias: float,
+    reject: float,
+    accept: float,
+    max_length: int = 192,
+    sha256: str | None = None,
+    band_score: str = "judge",
+    focus_words: int = FOCUS_WORDS,
+) -> CascadeJudge:
+    """The cascade over the claim-support cross-encoder at `model_path` (loaded on first use,
+    its sha256 checked against the sidecar and against `sha256` when given)."""
+    import math
+
+    from stages.models import onnx_pairs
+
+    def probability(claim_side: str, evidence_side: str) -> float:
+        scorer = onnx_pairs.load(model_path, max_length=max_length)
+        if sha256 and scorer.sha256 != sha256:
+            raise JudgeError(f"fast judge {model_path} has sha256 {scorer.sha256[:12]}…")
+        logit = float(scorer.score([(claim_side, evidence_side)])[0])
+        return 1.0 / (1.0 + math.exp(-(scale * logit + bias)))
+
+    name = f"fast:{Path(model_path).name}:{scale:g}:{bias:g}:{reject:g}-{accept:g}:{band_score}"
+    model_id = name + (f"+{slow.model_id}" if slow else "")
+    return CascadeJudge(probability, model_id, slow, reject, accept, band_score, focus_words)
 
 
 def llm_judge(

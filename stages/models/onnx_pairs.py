@@ -34,7 +34,9 @@ def pair_text(sentence: str, title: str, previous: str) -> str:
 class OnnxPairScorer:
     """Scores (question, passage) pairs; results are memoised per (question, passage)."""
 
-    def __init__(self, model_dir: str | Path, threads: int | None = None) -> None:
+    def __init__(
+        self, model_dir: str | Path, threads: int | None = None, max_length: int = MAX_LENGTH
+    ) -> None:
         self.model_dir = Path(model_dir)
         model_file = self.model_dir / "model.onnx"
         try:
@@ -61,7 +63,7 @@ class OnnxPairScorer:
             self.tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         except Exception as exc:  # a broken file or runtime: not a score
             raise PairModelError(f"pair model failed to load: {type(exc).__name__}: {exc}") from exc
-        self.tokenizer.enable_truncation(MAX_LENGTH, strategy="only_second")
+        self.tokenizer.enable_truncation(max_length, strategy="only_second")
         self.input_names = {i.name for i in self.session.get_inputs()}
         self._memo: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._lock = threading.Lock()
@@ -112,21 +114,21 @@ class OnnxPairScorer:
         return logits
 
 
-_LOADED: dict[tuple[str, str], OnnxPairScorer] = {}
+_LOADED: dict[tuple[str, str, str], OnnxPairScorer] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load(model_dir: str | Path) -> OnnxPairScorer:
+def load(model_dir: str | Path, max_length: int = MAX_LENGTH) -> OnnxPairScorer:
     """One scorer per model directory and file mtime: a replaced file is reloaded (and its sha256
     checked again), never reused."""
     path = Path(model_dir).resolve()
     try:
-        key = (str(path), (path / "model.onnx").stat().st_mtime_ns.__str__())
+        key = (str(path), (path / "model.onnx").stat().st_mtime_ns.__str__(), str(max_length))
     except OSError as exc:
         raise PairModelError(f"pair model missing at {path}: {exc}") from exc
     with _LOAD_LOCK:
         if key not in _LOADED:
-            _LOADED[key] = OnnxPairScorer(path)
+            _LOADED[key] = OnnxPairScorer(path, max_length=max_length)
         return _LOADED[key]
 
 

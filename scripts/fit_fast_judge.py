@@ -1,0 +1,322 @@
+"""Fit the fast judge's calibration and band, and the gate over it, on the RAGTruth QA FIT split.
+
+Every fit answer is scored by the cross-encoder of the fold that did NOT train on its question
+(scripts/train_claim_judge.py, `--holdout k` -> `--models DIR/f{k}`), so the fit sees out-of-fold
+scores only. The REPORT split is never read.
+
+1. `record`: each fit answer through `check_answer` with a cascade whose band is everything, so
+   every judged claim gets both the cross-encoder's logit and the GGUF's P(yes) (cached in
+   bench/.cache/ragtruth_judge). Written to .cache/fast-judge-fit.jsonl.
+2. `fit`: Platt scaling of the logits on the judged claims' labels (a claim is unsupported when it
+   overlaps a labelled hallucinated span), then a grid over the band (reject, accept), how the
+   band scores (GGUF alone or mean) and the gate's claim_floor / answer_threshold, replaying the
+   gate (`stages.guardrails.gate`) on the recorded claims. Chooses the best response-level F1 among
+   the settings whose median answer asks the GGUF at most `--max-band-claims` times.
+
+Usage:
+  python scripts/fit_fast_judge.py record
+  python scripts/fit_fast_judge.py logits --models .cache/cj-models   # f0 f1 f2 inside
+  python scripts/fit_fast_judge.py fit [--max-band-claims 1] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+RECORDS = ROOT / ".cache" / "fast-judge-fit.jsonl"
+DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def record(limit: int = 0) -> None:
+    from train_claim_judge import fold_of
+
+    from bench import common, ragtruth
+    from eval import detection
+    from stages import guardrails
+    from stages.guardrails import judge
+
+    records = ragtruth.load(DATASETS / ragtruth.FOLDER, split="fit", limit=limit or None)
+    settings = {"consistency_probes": 0, "judge_cache_dir": str(common.CACHE / "ragtruth_judge")}
+    config = detection.guardrails_config(settings)
+    slow = guardrails.make_judge(config.model_copy(update={"fast_judge": None}))
+    out, started = [], time.time()
+    for n, item in enumerate(records, start=1):
+        fold = fold_of(item["source_id"])
+        seen: list[dict] = []
+
+        def probability(claim_side: str, evidence_side: str, seen=seen) -> float:
+            seen.append({"claim_side": claim_side, "evidence_side": evidence_side})
+            return 0.5
+
+        cascade = judge.CascadeJudge(probability, "fit", slow, -1.0, 2.0)
+        cascade.log = []
+        toolkit = guardrails.Toolkit(config)
+        toolkit._judge = cascade
+        report, _, _ = detection.checked_report(item, toolkit)
+        judged = {}
+        for entry, (claim, p_yes, _) in zip(seen, cascade.log, strict=True):
+            judged[claim] = {**entry, "p_yes": p_yes}
+        gold = {i for start, end in item["spans"] for i in range(start, end)}
+        claims, cursor = [], 0
+        for claim in report.get("claims") or []:
+            span = detection.claim_span(item["answer"], claim, cursor)
+            if span:
+                cursor = span[1]
+            text = claim.get("text") or ""
+            match = next((v for k, v in judged.items() if k in text or text in k), None)
+            claims.append(
+                {
+                    **{k: claim.get(k) for k in ("text", "score", "critical", "status", "judge")},
+                    "reasons": claim.get("reasons") or [],
+                    "judged": match,
+                    "hallucinated": bool(span and gold & set(range(*span))),
+                }
+            )
+        out.append(
+            {
+                "id": item["id"],
+                "fold": fold,
+                "model": item["model"],
+                "hallucinated": item["label"] == "hallucinated",
+                "action": report["action"],
+                "overall": report.get("overall_score"),
+                "reasons": report.get("reasons") or [],
+                "claims": claims,
+            }
+        )
+        if n % 20 == 0:
+            print(f"{n}/{len(records)} {time.time() - started:.0f}s", flush=True)
+    RECORDS.parent.mkdir(parents=True, exist_ok=True)
+    RECORDS.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    print(f"wrote {RECORDS}: {len(out)} answers")
+
+
+def logits(models: Path) -> None:
+    """Each judged claim's logit from the model of the fold that did not train on it."""
+    from train_claim_judge import MAX_LENGTH
+
+    from stages.models import onnx_pairs
+
+    answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
+    for answer in answers:
+        scorer = onnx_pairs.load(models / f"f{answer['fold']}", max_length=MAX_LENGTH)
+        for claim in answer["claims"]:
+            if judged := claim.get("judged"):
+                pair = (judged["claim_side"], judged["evidence_side"])
+                judged["logit"] = float(scorer.score([pair])[0])
+    RECORDS.write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
+    print(f"scored {RECORDS} with {models}")
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def platt(logits: list[float], labels: list[int]) -> tuple[float, float]:
+    """Logistic regression of label on logit (Newton steps, a weak prior toward scale 1)."""
+    import numpy as np
+
+    x, y = np.asarray(logits, dtype=float), np.asarray(labels, dtype=float)
+    w = np.array([1.0, 0.0])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(w[0] * x + w[1])))
+        grad = np.array([((p - y) * x).sum(), (p - y).sum()]) + 1e-2 * (w - [1.0, 0.0])
+        h = p * (1 - p)
+        hess = np.array([[(h * x * x).sum(), (h * x).sum()], [(h * x).sum(), h.sum()]])
+        w = w - np.linalg.solve(hess + 1e-2 * np.eye(2), grad)
+    return float(w[0]), float(w[1])
+
+
+GGUF_ONLY = {"reject": -1.0, "accept": 2.0, "band_score": "judge"}
+
+
+def replay(answers: list[dict], setting: dict, base_config, flags: bool = False):
+    """Flags and band counts under `setting` (scale, bias, reject, accept, band_score, gate)."""
+    from stages.guardrails import gate
+    from stages.guardrails.verify import ClaimScore, claim_status
+
+    config = base_config.model_copy(
+        update={"claim_floor": setting["claim_floor"], "answer_threshold": setting["answer"]}
+    )
+    flags_list: list[bool] = []
+    bands: list[int] = []
+    for answer in answers:
+        claims, band = [], 0
+        for claim in answer["claims"]:
+            claim = dict(claim)
+            judged = claim.get("judged")
+            if judged and claim["judge"] not in ("verbatim", "skipped", "none", "error"):
+                p = _sigmoid(setting["scale"] * judged["logit"] + setting["bias"])
+                if setting["reject"] < p < setting["accept"]:
+                    band += 1
+                    q = judged["p_yes"]
+                    p = (p + q) / 2 if setting["band_score"] == "mean" else q
+                score = min(1.0, p / config.judge_threshold)
+                claim["score"] = score
+                claim["status"] = claim_status(
+                    ClaimScore(score, bool(claim["critical"]), "x"), config
+                )
+            claims.append(claim)
+        overall = gate.aggregate(claims, config)
+        hard = [r for r in answer["reasons"] if not r.startswith(("answer scores", "weakest"))]
+        hard = [r for r in hard if "critical claim" not in r and "revisions" not in r]
+        action, _, _ = gate.decide(
+            claims,
+            overall,
+            config=config,
+            hard_reasons=hard,
+            divergent=[],
+            rejected_tools=[],
+            revise_round=0,
+        )
+        flags_list.append(action != "emit")
+        bands.append(band)
+    flags_out = flags_list
+    if flags:
+        return flags_out
+    truth = [a["hallucinated"] for a in answers]
+    tp = sum(f and t for f, t in zip(flags_out, truth, strict=True))
+    fp = sum(f and not t for f, t in zip(flags_out, truth, strict=True))
+    positives, negatives = sum(truth), len(truth) - sum(truth)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / positives if positives else 0.0
+    return {
+        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "precision": precision,
+        "recall": recall,
+        "correct_flagged": fp / negatives if negatives else 0.0,
+        "median_band_claims": statistics.median(bands),
+        "mean_band_claims": sum(bands) / len(bands),
+    }
+
+
+def fit(max_band: float, out: Path) -> dict:
+    from eval import detection
+
+    answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
+    judged = [
+        (c["judged"]["logit"], int(not c["hallucinated"]))
+        for a in answers
+        for c in a["claims"]
+        if c.get("judged")
+    ]
+    scale, bias = platt([x for x, _ in judged], [y for _, y in judged])
+    config = detection.guardrails_config({"consistency_probes": 0})
+    # the GGUF alone (everything in the band), as the guardrails are configured today
+    baseline = replay(
+        answers,
+        {
+            "scale": scale,
+            "bias": bias,
+            "reject": -1,
+            "accept": 2,
+            "band_score": "judge",
+            "claim_floor": config.claim_floor,
+            "answer": config.answer_threshold,
+        },
+        config,
+    )
+    agree = sum(
+        (a["action"] != "emit") == f
+        for a, f in zip(
+            answers,
+            replay(
+                answers,
+                GGUF_ONLY
+                | {
+                    "scale": scale,
+                    "bias": bias,
+                    "claim_floor": config.claim_floor,
+                    "answer": config.answer_threshold,
+                },
+                config,
+                flags=True,
+            ),
+            strict=True,
+        )
+    )
+    print(f"replay of the recorded GGUF-only run agrees on {agree} of {len(answers)} answers")
+    results = []
+    grid = itertools.product(
+        [0.0, 0.05, 0.1, 0.2, 0.3, 0.4],
+        [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.01],
+        ["judge", "mean"],
+        [0.5, 0.6, 0.7, 0.8],
+        [0.6, 0.675, 0.75, 0.85],
+    )
+    for reject, accept, band_score, floor, line in grid:
+        if reject >= accept:
+            continue
+        setting = {
+            "scale": scale,
+            "bias": bias,
+            "reject": reject,
+            "accept": accept,
+            "band_score": band_score,
+            "claim_floor": floor,
+            "answer": line,
+        }
+        results.append({**setting, **replay(answers, setting, config)})
+    fast_enough = [r for r in results if r["median_band_claims"] <= max_band]
+    best = max(fast_enough or results, key=lambda r: (round(r["f1"], 4), -r["mean_band_claims"]))
+    report = {
+        "answers": len(answers),
+        "hallucinated": sum(a["hallucinated"] for a in answers),
+        "judged_claims": len(judged),
+        "platt": {"scale": scale, "bias": bias},
+        "claim_auc_fast": _auc([x for x, _ in judged], [y for _, y in judged]),
+        "claim_auc_gguf": _auc(
+            [c["judged"]["p_yes"] for a in answers for c in a["claims"] if c.get("judged")],
+            [y for _, y in judged],
+        ),
+        "gguf_only": baseline,
+        "max_band_claims": max_band,
+        "best": best,
+        "top": sorted(results, key=lambda r: -r["f1"])[:10],
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k != "top"}, indent=2))
+    return report
+
+
+def _auc(scores: list[float], labels: list[int]) -> float:
+    from train_answerability import _auc as auc
+
+    return round(float(auc(scores, labels)), 4)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    record_cmd = sub.add_parser("record", help="score the fit split with the out-of-fold models")
+    record_cmd.add_argument("--limit", type=int, default=0)
+    logits_cmd = sub.add_parser("logits", help="score the recorded claims, out of fold")
+    logits_cmd.add_argument("--models", type=Path, default=ROOT / ".cache" / "cj-models")
+    fit_cmd = sub.add_parser("fit", help="Platt scaling, band and gate on the recorded answers")
+    fit_cmd.add_argument("--max-band-claims", type=float, default=1.0)
+    fit_cmd.add_argument(
+        "--out", type=Path, default=ROOT / "bench" / "results" / "fast_judge_fit.json"
+    )
+    args = parser.parse_args()
+    if args.command == "record":
+        record(args.limit)
+    elif args.command == "logits":
+        logits(args.models)
+    else:
+        fit(args.max_band_claims, args.out)
+
+
+if __name__ == "__main__":
+    main()
