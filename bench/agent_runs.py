@@ -429,6 +429,15 @@ def six_claim_run(records: list[dict], index: int) -> dict:
     }  # fmt: skip
 
 
+def fast_judge(config: dict) -> dict:
+    """`config` with the opt-in fast judge (configs/guardrails-fast.yaml) in its guardrails."""
+    import yaml
+
+    path = common.ROOT / "configs" / "guardrails-fast.yaml"
+    fast = (yaml.safe_load(path.read_text(encoding="utf-8")) or {})["fast_judge"]
+    return {**config, "guardrails": {**config.get("guardrails", {}), "fast_judge": fast}}
+
+
 def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
     from stages.guardrails.agent_runs import check_run, make_toolkit
 
@@ -479,11 +488,21 @@ def run(
     **_: Any,
 ) -> dict[str, Any]:
     """Options (`--set agent_runs.KEY=VALUE`): records (HaluEval records, default 100: 1-50
-    choose, the rest report), bfcl_limit (records per BFCL category), speed_runs, judge."""
+    choose, the rest report), bfcl_limit (records per BFCL category), speed_runs, judge;
+    speed_only=true: only the 6-claim runs' timing, with and without the fast judge
+    (bench/results/agent_runs-speed.json)."""
     options = {"records": 100, "bfcl_limit": None, "speed_runs": 8, "judge": "auto"}
+    options |= {"speed_only": False}
     options |= (overrides or {}).get(NAME, {})
     base = {"judge": options["judge"]}
     result: dict[str, Any] = {"targets": TARGETS, "options": options}
+    if options["speed_only"]:  # the 6-claim runs only: the GGUF alone and with the fast judge
+        halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
+        speed = {"gguf": run_speed(halueval, int(options["speed_runs"]), base)}
+        speed["fast_judge"] = run_speed(halueval, int(options["speed_runs"]), fast_judge(base))
+        result["speed_6_claims"] = speed
+        common.write_result(f"{NAME}-speed", result, results_dir)
+        return result
     skipped = []
     try:
         bfcl = common.dataset_dir("bfcl", ("possible_answer/BFCL_v4_simple_python.json",))
@@ -551,10 +570,13 @@ def summarize(result: dict[str, Any]) -> str:
                     f"empty/error results flagged {m['no_evidence_flagged']}, "
                     f"median {m['seconds']['p50_ms']} ms/run"
                 )
-    if sp := result.get("speed_6_claims"):
+    speeds = result.get("speed_6_claims") or {}
+    speeds = {"": speeds} if "median_seconds" in speeds else speeds  # speed_only: two settings
+    for setting, sp in speeds.items():
         lines.append(
-            f"6-claim runs with 3 tool results: median {sp['median_seconds']} s over "
-            f"{sp['runs']} runs, {sp['judge_calls_per_run']} judge calls each"
+            f"6-claim runs with 3 tool results{f' ({setting})' if setting else ''}: median "
+            f"{sp['median_seconds']} s over {sp['runs']} runs, {sp['judge_calls_per_run']} judge "
+            "calls each"
         )
     return "\n".join(lines)
 

@@ -11,7 +11,8 @@ scores only. The REPORT split is never read.
    overlaps a labelled hallucinated span), then a grid over the band (reject, accept), how the
    band scores (GGUF alone or mean) and the gate's claim_floor / answer_threshold, replaying the
    gate (`stages.guardrails.gate`) on the recorded claims. Chooses the best response-level F1 among
-   the settings whose median answer asks the GGUF at most `--max-band-claims` times.
+   the settings that flag at least `--min-recall` of the hallucinated answers (and, if given, whose
+   median answer asks the GGUF at most `--max-band-claims` times); also writes the frontier.
 
 Usage:
   python scripts/fit_fast_judge.py record
@@ -109,7 +110,12 @@ def logits(models: Path) -> None:
     from stages.models import onnx_pairs
 
     answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
+    missing = sorted({a["fold"] for a in answers if not (models / f"f{a['fold']}").is_dir()})
+    if missing:
+        print(f"no model for folds {missing}: their answers are left out of the fit")
     for answer in answers:
+        if answer["fold"] in missing:
+            continue
         scorer = onnx_pairs.load(models / f"f{answer['fold']}", max_length=MAX_LENGTH)
         for claim in answer["claims"]:
             if judged := claim.get("judged"):
@@ -153,12 +159,22 @@ def replay(answers: list[dict], setting: dict, base_config, flags: bool = False)
     bands: list[int] = []
     for answer in answers:
         claims, band = [], 0
+        parts = len(answer["claims"]) > 1  # a one-claim answer keeps the GGUF (parts_only)
         for claim in answer["claims"]:
             claim = dict(claim)
             judged = claim.get("judged")
-            if judged and claim["judge"] not in ("verbatim", "skipped", "none", "error"):
+            # a short answer inside a long one is judged whole (not as a part), against its own
+            # threshold: its recorded score is not p_yes / judge_threshold, and the GGUF keeps it
+            whole = (
+                judged
+                and abs(min(1.0, judged["p_yes"] / config.judge_threshold) - (claim["score"] or 0))
+                > 1e-6
+            )
+            if judged and claim["judge"] == "llm" and whole:
+                band += 1
+            elif judged and claim["judge"] == "llm":
                 p = _sigmoid(setting["scale"] * judged["logit"] + setting["bias"])
-                if setting["reject"] < p < setting["accept"]:
+                if not parts or setting["reject"] < p < setting["accept"]:
                     band += 1
                     q = judged["p_yes"]
                     p = (p + q) / 2 if setting["band_score"] == "mean" else q
@@ -201,10 +217,16 @@ def replay(answers: list[dict], setting: dict, base_config, flags: bool = False)
     }
 
 
-def fit(max_band: float, out: Path) -> dict:
+def fit(max_band: float | None, min_recall: float, out: Path) -> dict:
     from eval import detection
 
     answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
+    scored = [
+        a for a in answers if all("logit" in c["judged"] for c in a["claims"] if c.get("judged"))
+    ]
+    if len(scored) < len(answers):
+        print(f"{len(answers) - len(scored)} answers without out-of-fold logits are left out")
+    answers = scored
     judged = [
         (c["judged"]["logit"], int(not c["hallucinated"]))
         for a in answers
@@ -250,7 +272,7 @@ def fit(max_band: float, out: Path) -> dict:
     results = []
     grid = itertools.product(
         [0.0, 0.05, 0.1, 0.2, 0.3, 0.4],
-        [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.01],
+        [0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 1.01],
         ["judge", "mean"],
         [0.5, 0.6, 0.7, 0.8],
         [0.6, 0.675, 0.75, 0.85],
@@ -268,8 +290,13 @@ def fit(max_band: float, out: Path) -> dict:
             "answer": line,
         }
         results.append({**setting, **replay(answers, setting, config)})
-    fast_enough = [r for r in results if r["median_band_claims"] <= max_band]
-    best = max(fast_enough or results, key=lambda r: (round(r["f1"], 4), -r["mean_band_claims"]))
+    # the issue's recall target first (hallucinated answers flagged >= 0.80), then speed
+    allowed = [
+        r
+        for r in results
+        if r["recall"] >= min_recall and (max_band is None or r["median_band_claims"] <= max_band)
+    ]
+    best = max(allowed or results, key=lambda r: (round(r["f1"], 4), -r["mean_band_claims"]))
     report = {
         "answers": len(answers),
         "hallucinated": sum(a["hallucinated"] for a in answers),
@@ -282,6 +309,8 @@ def fit(max_band: float, out: Path) -> dict:
         ),
         "gguf_only": baseline,
         "max_band_claims": max_band,
+        "min_recall": min_recall,
+        "frontier": frontier(results),
         "best": best,
         "top": sorted(results, key=lambda r: -r["f1"])[:10],
     }
@@ -289,6 +318,16 @@ def fit(max_band: float, out: Path) -> dict:
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in report.items() if k != "top"}, indent=2))
     return report
+
+
+def frontier(results: list[dict]) -> list[dict]:
+    """The best F1 at each median number of GGUF calls per answer (the speed/quality trade)."""
+    best: dict[float, dict] = {}
+    for r in results:
+        key = r["median_band_claims"]
+        if key not in best or r["f1"] > best[key]["f1"]:
+            best[key] = r
+    return [best[k] for k in sorted(best)]
 
 
 def _auc(scores: list[float], labels: list[int]) -> float:
@@ -305,7 +344,8 @@ def main() -> None:
     logits_cmd = sub.add_parser("logits", help="score the recorded claims, out of fold")
     logits_cmd.add_argument("--models", type=Path, default=ROOT / ".cache" / "cj-models")
     fit_cmd = sub.add_parser("fit", help="Platt scaling, band and gate on the recorded answers")
-    fit_cmd.add_argument("--max-band-claims", type=float, default=1.0)
+    fit_cmd.add_argument("--max-band-claims", type=float, default=None)
+    fit_cmd.add_argument("--min-recall", type=float, default=0.8)
     fit_cmd.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "fast_judge_fit.json"
     )
@@ -315,7 +355,7 @@ def main() -> None:
     elif args.command == "logits":
         logits(args.models)
     else:
-        fit(args.max_band_claims, args.out)
+        fit(args.max_band_claims, args.min_recall, args.out)
 
 
 if __name__ == "__main__":

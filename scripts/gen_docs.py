@@ -40,6 +40,7 @@ def _importable() -> None:
 
 
 CARDS = {  # page name -> the card's source, relative to the repository root
+    "claim-judge-minilm-v1": "data/models/claim-judge-minilm-v1/README.md",
     "answerability-minilm-v4": "data/models/answerability-minilm-v4/README.md",
     "answerability-minilm-v2": "data/models/answerability-minilm-v2/README.md",
     "ranker-product-training-data": "data/training/ranker-product/README.md",

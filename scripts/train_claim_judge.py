@@ -15,8 +15,9 @@ Data (seeded), only from ../shared/datasets:
   that sentence (0: what the evidence does not say; only when the rest covers under half its
   words), and a supported claim with one number or name swapped for another of the evidence, or
   negated (0).
-- HaluEval QA records 1-100 (the records the judge threshold was chosen on; 101-500 stay held
-  out): question and right answer (1), hallucinated answer (0).
+- HaluEval QA records 1-50 (where bench agent_runs chooses its settings; it reports on 51-100,
+  bench halueval on 101-500, agent-runs-v1 holds 451-500): question and right answer (1),
+  hallucinated answer (0). The out-of-fold models of the fit (`--holdout 0/1/2`) read 1-100.
 - SQuAD 2.0 train articles (training data only; README of ../shared/datasets): a question with its
   gold answer over the paragraph (1), with another answer of the same paragraph or SQuAD's
   plausible answer to an unanswerable question (0).
@@ -54,7 +55,7 @@ DEFAULT_DATA = ROOT / ".cache" / "claim-judge"
 DEFAULT_MODEL = ROOT / "data" / "models" / "claim-judge-minilm-v1"
 SEED = 41
 MAX_LENGTH = 192
-HALUEVAL_FIT = 100  # records 1-100; 101-500 are HaluEval's held-out figures
+HALUEVAL_FIT = 50  # records 1-50 (see the docstring)
 SQUAD_QUESTIONS = 1500
 
 

@@ -3,11 +3,15 @@ asked only for claims in the uncertain band."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from stages import guardrails
 from stages.guardrails import Config, judge
 from stages.guardrails.config import FastJudge
+from stages.models import onnx_pairs
 
 SPAN = "The Business plan costs €29 per user per month and includes 250 GB of storage."
 
@@ -57,6 +61,14 @@ def test_a_claim_in_the_band_goes_to_the_llm_judge_and_counts_as_its_call():
     assert mean.score == pytest.approx(0.65)
 
 
+def test_parts_only_leaves_a_one_claim_answer_to_the_llm_judge():
+    slow = SlowJudge(0.7)
+    made = judge.CascadeJudge(lambda a, b: 0.99, "test", slow, 0.1, 0.9, parts_only=True)
+    assert made.judge("Arthur's Magazine", [SPAN], "Which came first?", part=False).score == 0.7
+    assert made.judge("It costs €29.", [SPAN], "Price?", part=True).backend == "fast"
+    assert slow.asked == ["Arthur's Magazine"]
+
+
 def test_without_a_slow_judge_the_fast_score_decides_every_claim():
     assert cascade(0.5, None).judge("Business costs €29 a user.", [SPAN]).score == 0.5
 
@@ -84,7 +96,8 @@ def test_a_configured_fast_judge_that_is_missing_blocks_the_answer_as_a_technica
         fast_judge=FastJudge(model_path=str(tmp_path / "absent"), reject=0.1, accept=0.9),
     )
     report = guardrails.check_answer(
-        "The Business plan is priced at 29 euros for each user monthly.",
+        "The Business plan is priced at 29 euros for each user monthly. "
+        "Each user of the Business plan gets storage of 250 GB.",
         {"E1": {"text": SPAN}},
         question="What does the Business plan cost?",
         config=config,
@@ -92,3 +105,42 @@ def test_a_configured_fast_judge_that_is_missing_blocks_the_answer_as_a_technica
     )
     statuses = [c["status"] for c in report["claims"]]
     assert "error" in statuses and report["action"] == "block"
+
+
+# --- the shipped model ------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "data" / "models" / "claim-judge-minilm-v1"
+
+
+def configured_fast_judge() -> FastJudge:
+    configured = yaml.safe_load(
+        (ROOT / "configs" / "guardrails-fast.yaml").read_text(encoding="utf-8")
+    )
+    return FastJudge.model_validate(configured["fast_judge"])
+
+
+def test_the_configured_fast_judge_is_the_shipped_model_with_its_hash():
+    fast = configured_fast_judge()
+    assert (ROOT / fast.model_path).resolve() == MODEL.resolve()
+    assert fast.model_sha256 == (MODEL / "model.onnx.sha256").read_text().split()[0]
+    assert onnx_pairs.load(MODEL, max_length=fast.max_length).sha256 == fast.model_sha256
+    assert 0 < fast.accept <= 1 and fast.parts_only
+
+
+def test_the_shipped_model_prefers_a_supported_paraphrase_to_a_changed_fact():
+    fast = configured_fast_judge()
+    made = judge.fast_judge(
+        str(MODEL), None, scale=fast.scale, bias=fast.bias, reject=0.0, accept=1.0
+    )
+    evidence = [
+        "Magellan of Virginia was selected by the Virginia Department of Medical Assistance "
+        "Services to serve as the Behavioral Health Services Administrator. Magellan administers "
+        "behavioral health services for members enrolled in Medicaid and FAMIS programs."
+    ]
+    question = "magellan of virginia provider"
+    right = "Magellan administers behavioral health services for Medicaid and FAMIS members."
+    wrong = "Magellan administers dental services for Medicare members in Maryland."
+    p_right = made.judge(right, evidence, question, part=True).score
+    p_wrong = made.judge(wrong, evidence, question, part=True).score
+    assert p_right > p_wrong

@@ -168,6 +168,7 @@ def make_judge(config: Config) -> judge.Judge:
         sha256=fast.model_sha256,
         band_score=fast.band_score,
         focus_words=config.judge_focus_words,
+        parts_only=fast.parts_only,
     )
 
 

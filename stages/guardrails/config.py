@@ -31,6 +31,9 @@ class FastJudge(BaseModel):
     accept: float = Field(1.0, ge=0, le=1, description="P at or above: supported, no LLM call")
     # in the band: "judge" = the configured judge's score alone; "mean" = the mean of both
     band_score: Literal["judge", "mean"] = "judge"
+    # Fitted on the claims of long answers: a one-claim answer (an LLM's short answer, HaluEval's)
+    # keeps the configured judge and its own thresholds.
+    parts_only: bool = Field(True, description="decide only claims of multi-claim answers")
 
 
 class Config(BaseModel):

@@ -214,7 +214,9 @@ class CascadeJudge(Judge):
     `probability(claim_side, evidence_side)` is the fast model's calibrated P(supported) of one
     `pair_for` pair; at or above `accept` or at or below `reject` it is the verdict (backend
     "fast"), else the slow judge's (or, `band_score="mean"`, the mean of both). A verdict is
-    `cached` unless the slow judge was called uncached, so `judge_calls` counts LLM calls."""
+    `cached` unless the slow judge was called uncached, so `judge_calls` counts LLM calls.
+    `parts_only`: a claim that is a whole answer (not one `part` of several) goes to the slow
+    judge, whose thresholds were fitted on such answers."""
 
     def __init__(
         self,
@@ -225,16 +227,24 @@ class CascadeJudge(Judge):
         accept: float,
         band_score: str = "judge",
         focus_words: int = FOCUS_WORDS,
+        parts_only: bool = False,
     ) -> None:
         super().__init__("fast", model_id, lambda *a: 0.0, None, focus_words)
         self.probability = probability
         self.slow = slow
         self.reject, self.accept, self.band_score = reject, accept, band_score
+        self.parts_only = parts_only
         self.fast_verdicts = 0
 
     def judge(
         self, claim: str, spans: list[str], question: str | None = None, part: bool = False
     ) -> Verdict:
+        if self.parts_only and not part and self.slow is not None:
+            verdict = self.slow.judge(claim, spans, question, part)
+            self.calls += not verdict.cached
+            if self.log is not None:
+                self.log.append((claim, verdict.score, verdict.cached))
+            return verdict
         focused = evidence_for(claim, spans, question, part, self.focus_words, self.shared_words)
         try:
             p = float(self.probability(*pair_for(claim, focused, question, part)))
@@ -265,6 +275,7 @@ def fast_judge(
     sha256: str | None = None,
     band_score: str = "judge",
     focus_words: int = FOCUS_WORDS,
+    parts_only: bool = False,
 ) -> CascadeJudge:
     """The cascade over the claim-support cross-encoder at `model_path` (loaded on first use,
     its sha256 checked against the sidecar and against `sha256` when given)."""
@@ -281,7 +292,9 @@ def fast_judge(
 
     name = f"fast:{Path(model_path).name}:{scale:g}:{bias:g}:{reject:g}-{accept:g}:{band_score}"
     model_id = name + (f"+{slow.model_id}" if slow else "")
-    return CascadeJudge(probability, model_id, slow, reject, accept, band_score, focus_words)
+    return CascadeJudge(
+        probability, model_id, slow, reject, accept, band_score, focus_words, parts_only
+    )
 
 
 def llm_judge(
