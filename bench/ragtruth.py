@@ -289,11 +289,9 @@ def check_item(record: dict, toolkit: Any, split: str) -> tuple[dict, list[dict]
             judge.log = None
     p_of = {claim: p for claim, p, _ in log or []}
     gold = _chars(record["spans"])
-    rows, cursor = [], 0
-    for claim in report.get("claims") or []:
-        span = detection.claim_span(record["answer"], claim, cursor)
-        if span:
-            cursor = span[1]
+    rows = []
+    claims = report.get("claims") or []
+    for claim, span in zip(claims, detection.claim_spans(record["answer"], claims), strict=True):
         chars = _chars([span]) if span else set()
         rows.append(
             {

@@ -395,16 +395,25 @@ def claim_span(answer: str, claim: dict, start: int = 0) -> tuple[int, int] | No
     return (at, at + len(text)) if at >= 0 else None
 
 
+def claim_spans(answer: str, claims: list[dict]) -> list[tuple[int, int] | None]:
+    """`claim_span` of each claim in order, each searched from where the previous one ended."""
+    spans: list[tuple[int, int] | None] = []
+    cursor = 0
+    for claim in claims:
+        span = claim_span(answer, claim, cursor)
+        if span is not None:
+            cursor = span[1]
+        spans.append(span)
+    return spans
+
+
 def flagged_spans(answer: str, report: dict) -> list[list[int]]:
     """Character spans of the claims a flagged answer shows as not supported ([] if emitted)."""
     if report.get("action") == "emit":
         return []
-    spans, cursor = [], 0
-    for claim in report.get("claims") or []:
-        span = claim_span(answer, claim, cursor)
-        if span is None:
-            continue
-        cursor = span[1]
-        if claim.get("status") not in OK_STATUSES:
-            spans.append([span[0], span[1]])
-    return spans
+    claims = report.get("claims") or []
+    return [
+        [span[0], span[1]]
+        for claim, span in zip(claims, claim_spans(answer, claims), strict=True)
+        if span is not None and claim.get("status") not in OK_STATUSES
+    ]

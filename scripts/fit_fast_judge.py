@@ -69,11 +69,9 @@ def record(limit: int = 0) -> None:
         for entry, (claim, p_yes, _) in zip(seen, cascade.log, strict=True):
             judged[claim] = {**entry, "p_yes": p_yes}
         gold = {i for start, end in item["spans"] for i in range(start, end)}
-        claims, cursor = [], 0
-        for claim in report.get("claims") or []:
-            span = detection.claim_span(item["answer"], claim, cursor)
-            if span:
-                cursor = span[1]
+        claims = []
+        found = report.get("claims") or []
+        for claim, span in zip(found, detection.claim_spans(item["answer"], found), strict=True):
             text = claim.get("text") or ""
             match = next((v for k, v in judged.items() if k in text or text in k), None)
             claims.append(

@@ -94,12 +94,9 @@ def recorded_inputs(record: dict) -> list[dict]:
     toolkit._judge = judge.Judge("llm", "recorder", record_call, None, config.judge_focus_words)
     report, _, _ = detection.checked_report(record, toolkit)
     gold = {i for start, end in record["spans"] for i in range(start, end)}
-    claims, cursor = [], 0
-    for claim in report.get("claims") or []:
-        span = detection.claim_span(record["answer"], claim, cursor)
-        if span:
-            cursor = span[1]
-        claims.append((claim.get("text") or "", span))
+    found = report.get("claims") or []
+    spans_found = detection.claim_spans(record["answer"], found)
+    claims = [(c.get("text") or "", span) for c, span in zip(found, spans_found, strict=True)]
     rows = []
     for text, spans, question, part in calls:
         span = next((s for t, s in claims if s and (text in t or t in text)), None)
@@ -232,7 +229,6 @@ def squad_rows(rng: random.Random) -> list[dict]:
 
 
 def build_data(out: Path, seed: int = SEED, holdout: int | None = 0) -> None:
-    sys.path.insert(0, str(ROOT))
     from bench import ragtruth
 
     rng = random.Random(seed)

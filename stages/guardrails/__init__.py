@@ -72,7 +72,7 @@ from stages.guardrails.config import Config  # the stage's settings (configs/gua
 from stages.guardrails.gate import aggregate, decide, long_answer_gate
 from stages.guardrails.groundedness import CheckResult as CheckResult  # re-exported
 from stages.guardrails.groundedness import follows_injection
-from stages.guardrails.verify import ClaimScore, claim_status, verify_claim
+from stages.guardrails.verify import ClaimScore, claim_status, score_status, verify_claim
 from stages.guardrails.verify import is_short_answer as is_short_answer  # re-exported
 from stages.guardrails.verify import short_answer_probability as short_answer_probability
 from stages.models import chat, onnx_pairs, settings
@@ -129,9 +129,7 @@ class Toolkit:
             path = signals.pair_model_path if signals else None
             if not path:
                 raise onnx_pairs.PairModelError("short_answer_signals has no pair_model_path")
-            if not Path(path).is_absolute() and not Path(path).exists():
-                path = str(PROJECT_ROOT / path)  # the project's own model, from any directory
-            scorer = onnx_pairs.load(path)
+            scorer = onnx_pairs.load(project_path(path))
             if signals.pair_model_sha256 and scorer.sha256 != signals.pair_model_sha256:
                 raise onnx_pairs.PairModelError(
                     f"pair model {path} has sha256 {scorer.sha256[:12]}…, the config expects "
@@ -149,16 +147,21 @@ class Toolkit:
         return self._client.get()
 
 
+def project_path(path: str) -> str:
+    """A model path as configured, or under the project root when relative and not found from
+    the working directory (the project's own models, from any directory)."""
+    if not Path(path).is_absolute() and not Path(path).exists():
+        return str(PROJECT_ROOT / path)
+    return path
+
+
 def make_judge(config: Config) -> judge.Judge:
     slow = _slow_judge(config)
     fast = config.fast_judge
     if fast is None:
         return slow
-    path = fast.model_path
-    if not Path(path).is_absolute() and not Path(path).exists():
-        path = str(PROJECT_ROOT / path)  # the project's own model, from any directory
     return judge.fast_judge(
-        path,
+        project_path(fast.model_path),
         slow,
         scale=fast.scale,
         bias=fast.bias,
@@ -322,8 +325,8 @@ def check(
     if config.aggregate == "floor_mean" and not long_answer_gate(claims, config):
         # a one-claim answer keeps the min gate: its claim is supported only at emit_threshold
         for row in claims:
-            if row["status"] == "supported" and row["score"] < config.emit_threshold:
-                row["status"] = "weak" if row["score"] >= config.revise_threshold else "unsupported"
+            if row["status"] == "supported":
+                row["status"] = score_status(row["score"], config, long_answer=False)
     overall = aggregate(claims, config)
     revise_round = generation.get("revise_round")
     action, reasons, feedback = decide(

@@ -234,30 +234,35 @@ class CascadeJudge(Judge):
         self.slow = slow
         self.reject, self.accept, self.band_score = reject, accept, band_score
         self.parts_only = parts_only
-        self.fast_verdicts = 0
 
     def judge(
         self, claim: str, spans: list[str], question: str | None = None, part: bool = False
     ) -> Verdict:
         if self.parts_only and not part and self.slow is not None:
-            verdict = self.slow.judge(claim, spans, question, part)
-            self.calls += not verdict.cached
-            if self.log is not None:
-                self.log.append((claim, verdict.score, verdict.cached))
-            return verdict
+            return self._slow(claim, spans, question, part)
         focused = evidence_for(claim, spans, question, part, self.focus_words, self.shared_words)
         try:
             p = float(self.probability(*pair_for(claim, focused, question, part)))
         except Exception as exc:  # a missing or broken model is a technical error, not a score
             raise JudgeError(f"fast judge failed: {type(exc).__name__}: {exc}") from exc
         if self.slow is None or p >= self.accept or p <= self.reject:
-            self.fast_verdicts += 1
             if self.log is not None:
                 self.log.append((claim, p, True))
             return Verdict(p, "fast", self.model_id, cached=True)
-        verdict = self.slow.judge(claim, spans, question, part)
+        return self._slow(claim, spans, question, part, p if self.band_score == "mean" else None)
+
+    def _slow(
+        self,
+        claim: str,
+        spans: list[str],
+        question: str | None,
+        part: bool,
+        fast_p: float | None = None,
+    ) -> Verdict:
+        """The slow judge's verdict (averaged with `fast_p` when given), counted and logged."""
+        verdict = self.slow.judge(claim, spans, question, part)  # type: ignore[union-attr]
         self.calls += not verdict.cached
-        score = (verdict.score + p) / 2 if self.band_score == "mean" else verdict.score
+        score = verdict.score if fast_p is None else (verdict.score + fast_p) / 2
         if self.log is not None:
             self.log.append((claim, score, verdict.cached))
         return Verdict(score, verdict.backend, verdict.model_id, cached=verdict.cached)

@@ -161,16 +161,22 @@ def is_short_answer(text: str, config: Config) -> bool:
 def claim_status(score: ClaimScore, config: Config) -> str:
     if score.error:
         return "error"
-    if score.score >= supported_line(config):
+    return score_status(score.score, config)
+
+
+def score_status(score: float, config: Config, long_answer: bool = True) -> str:
+    """supported / weak / unsupported for a claim score; `long_answer=False`: the claim's answer
+    is decided by the min gate (one claim under `floor_mean`), so it needs emit_threshold."""
+    if score >= supported_line(config, long_answer):
         return "supported"
-    return "weak" if score.score >= config.revise_threshold else "unsupported"
+    return "weak" if score >= config.revise_threshold else "unsupported"
 
 
-def supported_line(config: Config) -> float:
-    """The score a claim needs to count as supported: emit_threshold, or with `floor_mean` the
-    answer line, since a claim at that level does not stop the answer (its span is not shown as
-    flagged)."""
-    if config.aggregate == "floor_mean" and config.answer_threshold is not None:
+def supported_line(config: Config, long_answer: bool = True) -> float:
+    """The score a claim needs to count as supported: emit_threshold, or with `floor_mean` (a
+    long answer) the answer line, since a claim at that level does not stop the answer (its span
+    is not shown as flagged)."""
+    if long_answer and config.aggregate == "floor_mean" and config.answer_threshold is not None:
         return min(config.emit_threshold, config.answer_threshold)
     return config.emit_threshold
 
