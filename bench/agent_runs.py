@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import common
+from bench import common, tool_fit
 
 NAME = "agent_runs"
 DESCRIPTION = "Agent runs: BFCL tool-call verification P/R, HaluEval-built run detection, s/run"
@@ -43,8 +43,9 @@ MUTATIONS = (
     "invented_identifier",
 )
 CHOOSE_RECORDS = 50  # HaluEval records 1-50 choose the setting; the rest are reported
-# BFCL: the tool-fit rule (tool_calls.tool_fits: share one word, name and description only) was
-# chosen among 4 variants on the even records ("choose"); the odd ones ("report") are reported.
+# BFCL: the tool-fit rule (tool_calls.tool_fit: the semantic similarity of the tool's name and
+# description to the request, its threshold swept in `fit_sweep`) is chosen on the even records
+# ("choose"); the odd ones ("report") are reported.
 SPLITS = ("choose", "report")
 TARGETS = {
     "invalid_recall": 0.95,
@@ -298,11 +299,13 @@ def run_tool_calls(folder: Path, limit: int | None) -> dict[str, Any]:
         validations = tool_calls.verify_run(run, [], set())
         item["flagged"] = any(v.status != "valid" for v in validations)
         item["errors"] = [e for v in validations for e in v.errors]
+        tool_fit.record(item, run, validations)
         item.pop("run")
     seconds = time.perf_counter() - started
     return {
         **tool_call_metrics(items),
         **{f"{s}_split": tool_call_metrics([i for i in items if i["split"] == s]) for s in SPLITS},
+        "fit_rule": tool_fit.fit_sweep(items),
         "seconds_per_run": round(seconds / max(1, len(items)), 5),
     }
 
@@ -551,6 +554,7 @@ def summarize(result: dict[str, Any]) -> str:
             f"{tc['valid_flag_rate']}"
         )
         lines += [f"- {k}: {v['flagged']} of {v['runs']} flagged" for k, v in tc["by_kind"].items()]
+        lines += tool_fit.summary_lines(tc.get("fit_rule"))
     if ch := result.get("choose"):
         for name, cl in ch["by_setting"].items():
             m = cl["all"]

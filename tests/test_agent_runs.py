@@ -319,6 +319,84 @@ def test_retries_are_recorded_as_attempts():
     assert not any("rejected tool call" in r for r in report["reasons"])  # the retry fixed it
 
 
+# ---------------------------------------------------------------- does the tool fit
+
+CURRENCY = ("currency_conversion", "Convert a value from one currency to another.")
+AREA = ("calculate_triangle_area", "Calculate the area of a triangle from its base and height.")
+
+
+@pytest.fixture
+def fresh_fit_cache():
+    tool_calls.clear_fit_cache()
+    yield
+    tool_calls.clear_fit_cache()
+
+
+def _tool_run(name: str, description: str, question: str, args: dict) -> dict:
+    tool = {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": {k: {} for k in args}},
+        },
+    }
+    result = {"tool": name, "args": args, "content": "42"}
+    return {"question": question, "tools": [tool], "tool_results": [result], "answer": "42"}
+
+
+def test_a_synonym_request_fits_the_tool(fresh_fit_cache):
+    # no word in common: the lexical rule alone rejects it, the semantic one does not
+    request = "I have 100 euro. How much is it in USD?"
+    fit = tool_calls.tool_fit(request, *CURRENCY)
+    assert fit.fits and fit.rule == "semantic" and fit.similarity >= tool_calls.FIT_SIMILARITY
+    assert not tool_calls.tool_fit(request, *CURRENCY, threshold=None).fits
+    run = parse_run(_tool_run(*CURRENCY, request, {"amount": 100}))
+    assert tool_calls.verify_run(run, [], set())[0].status == "valid"
+
+
+def test_an_unrelated_tool_does_not_fit(fresh_fit_cache):
+    request = "What is the capital of France?"
+    fit = tool_calls.tool_fit(request, *AREA)
+    assert not fit.fits and fit.rule == "semantic" and fit.similarity < tool_calls.FIT_SIMILARITY
+    run = parse_run(_tool_run(*AREA, request, {"base": 3, "height": 4}))
+    validation = tool_calls.verify_run(run, [], set())[0]
+    assert validation.status == "invalid"
+    assert validation.errors == [
+        f"tool 'calculate_triangle_area' does not fit the request: {fit.reason}"
+    ]
+    assert "not close in meaning to what the user asked (similarity" in fit.reason
+    # switched off, or a free-text tool, or an identifier the user wrote: no fit check
+    assert tool_calls.verify_run(run, [], set(), check_fit=False)[0].status == "valid"
+    assert tool_calls.tool_fit(request, "web_search", "Search the web").fits
+    # the name decides what is a free-text tool: an API tool that "retrieves" is checked
+    weather = ("get_weather", "Retrieve the current weather for a city.")
+    assert not tool_calls.tool_fit(request, *weather).fits
+    assert tool_calls.tool_fit("Will it rain in Paris tomorrow?", *weather).fits
+    assert tool_calls.tool_fit(request, *AREA, ids_from_request=True).fits
+
+
+def test_the_lexical_rule_when_the_model_is_unavailable(fresh_fit_cache, monkeypatch):
+    calls = []
+
+    def unavailable(spec: str, texts: list[str], batch_size: int = 64):
+        calls.append(spec)
+        raise FileNotFoundError("no such model")
+
+    monkeypatch.setattr(tool_calls.embeddings, "embed", unavailable)
+    synonym = tool_calls.tool_fit("I have 100 euro. How much is it in USD?", *CURRENCY)
+    assert (synonym.fits, synonym.rule, synonym.similarity) == (False, "lexical", None)
+    assert synonym.reason == (
+        "neither its name nor its description shares a word with what the user asked"
+    )
+    shared = tool_calls.tool_fit("Convert 100 euro to USD", *CURRENCY)
+    assert (shared.fits, shared.rule) == (True, "lexical")
+    assert calls == [tool_calls.FIT_MODEL]  # the failure is remembered: one try per model
+    run = _tool_run(*AREA, "What is the capital of France?", {"base": 3, "height": 4})
+    report = check_run(run, NO_JUDGE)  # never fails the check
+    assert "shares a word" in report["tool_call_validations"][0]["errors"][0]
+
+
 # ---------------------------------------------------------------- evidence
 
 

@@ -59,9 +59,15 @@ class Config(BaseModel):
     probes: bool = False
     consistency_probes: int = Field(2, ge=1, le=5)
     identifier_allowlist: list[str] = Field(default_factory=list)
-    # reject a call of a declared tool that shares no word with the request (not for free-text
-    # tools: search, lookup, query…); bench agent_runs: BFCL irrelevance calls caught
+    # reject a call of a declared tool that does not fit the request (not for free-text tools,
+    # named search, lookup, query…, nor for a call passing an identifier the user wrote)
     check_tool_fit: bool = True
+    # the fit is semantic: cosine of the tool's name words and description to the request (or
+    # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.275 was chosen on
+    # BFCL's choose split (even records; bench agent_runs, bench/results/agent_runs.json
+    # tool_calls.fit_rule): most irrelevance calls caught with valid runs flagged <= 0.02. None,
+    # or the model unavailable: the lexical rule (the tool shares a content word with the request)
+    tool_fit_similarity: float | None = Field(tool_calls.FIT_SIMILARITY, ge=-1, le=1)
     # True: the answer is checked as an LLM's (`check_answer(generated=True)`): a short answer
     # ("Delhi") is judged as the answer to the question even when a result holds it word for
     # word. False: a verbatim short answer is supported. bench agent_runs compares both on
@@ -146,7 +152,9 @@ def check_run(
     spans, kinds = evidence.collect(run)
     failed = {k.call_id for k in kinds if k.kind == "error" and k.call_id}
     allowlist = gconfig.identifier_allowlist
-    validations = tool_calls.verify_run(run, allowlist, failed, config.check_tool_fit)
+    validations = tool_calls.verify_run(
+        run, allowlist, failed, config.check_tool_fit, config.tool_fit_similarity
+    )
     rejected = tool_calls.rejected_tools(validations)
     # the claim checker probes only an LLM's answer (generated), which also judges its short
     # answers: probes on means both
