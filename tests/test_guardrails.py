@@ -66,6 +66,29 @@ def test_a_bare_and_splits_only_before_a_new_subject():
         assert [c.text for c in claims.decompose(whole)] == [whole]
 
 
+def test_a_split_needs_a_main_clause_with_its_own_subject_on_each_side(monkeypatch):
+    for whole in (
+        # a list's last item: "Boards" is no verb
+        "Magellan is approved by the American Psychological Association and the Association "
+        "of Social Work Boards.",
+        # a coordination inside a subordinate clause, judged alone it loses its "ensure that"
+        "Review the graph to ensure that the scales are accurate and the labels are clear.",
+        # a relative clause is no claim of its own
+        "The Act taxed newspapers, legal documents, and other printed materials, which further "
+        "annoyed the colonists.",
+    ):
+        assert [c.text for c in claims.decompose(whole)] == [whole]
+    both = "Satin paint is easier to work with, but flat paint gives an older look."
+    assert [c.text for c in claims.decompose(both)] == [
+        "Satin paint is easier to work with",
+        "flat paint gives an older look.",
+    ]
+    # without the parser, the word-list rule: a plural passes for a verb
+    monkeypatch.setattr(claims, "_parser", lambda: None)
+    list_item = "Magellan is approved by the APA and the Association of Social Work Boards."
+    assert len(claims.decompose(list_item)) == 2
+
+
 def test_decompose_keeps_decimals_and_handles_empty_answers():
     assert [c.text for c in claims.decompose(f"{SLA} [E1]")] == [SLA]
     assert claims.decompose("") == []

