@@ -171,6 +171,7 @@ def test_a_reference_to_a_passage_that_was_not_retrieved_fails_citations():
         ("In September it is 58 degrees Fahrenheit (14 degrees Celsius).", "September: 58 °F."),
         ("Together they cost €30.", "The pen costs €10 and the book costs €20."),  # a sum
         ("There are two types: essential and non-essential.", "Essential and non-essential."),
+        ("The total is 92.30 euros.", "amount: 92.3\ncurrency: EUR"),  # trailing zero
     ],
 )
 def test_a_derived_figure_goes_to_the_judge(claim, span):
@@ -188,6 +189,17 @@ def test_a_derived_figure_goes_to_the_judge(claim, span):
 )
 def test_a_changed_figure_is_not_taken_for_a_derived_one(claim, span):
     assert groundedness.check_figures(claim, [span]).score == 0.0
+
+
+def test_a_figure_the_question_gives_goes_to_the_judge():
+    question = "How many euros is 100 US dollars today?"
+    span = ["amount: 92.3\ncurrency: EUR"]
+    asked = groundedness.check_figures("100 US dollars is 92.3 euros.", span, question)
+    assert asked.score == 1.0 and "left to the judge: 100" in asked.reasons[0]
+    # the question's figure is no licence for another one
+    changed = groundedness.check_figures("100 US dollars is 120 euros.", span, question)
+    assert changed.score == 0.0 and changed.reasons == ["figure or date not in evidence: 120"]
+    assert groundedness.check_figures("100 US dollars is 92.3 euros.", span).score == 0.0
 
 
 def test_an_imperative_opener_or_list_label_is_not_a_name():

@@ -67,8 +67,10 @@ def derivable(
 ) -> bool:
     """A figure the spans do not hold but that follows from theirs (issue 41): a sum or
     difference of two, a ratio as a percentage, a unit or temperature conversion, a rounding
-    (or any figure within 15 % after "about"/"over"/"nearly"), a small count written as a word
-    ("two types": the items counted). Dates and years are never derived."""
+    (or any figure within 15 % after "about"/"over"/"nearly"), the same value with other
+    trailing zeros ("92.30" for "92.3"; so a version "3.1" for "3.10" is the judge's to catch),
+    a small count written as a word ("two types": the items counted). Dates and years are never
+    derived."""
     number = _float(value)
     if value.startswith("date:") or number is None:
         return False
@@ -83,6 +85,13 @@ def derivable(
         for m in NUMBER_RE.finditer(claim)
         if _float(canonical_number(m.group(0))) == number
     )
+    # "92.30" for the spans' "92.3": the same value, other trailing zeros (a dropped "%" is not)
+    if any(
+        _float(v) == number and ("%" in v) == ("%" in value)
+        for v in held
+        if not v.startswith("date")
+    ):
+        return True
     for a in known:
         if _close(a, number, 0.15 if approx else 0.05) and (approx or _rounder(number, a)):
             return True

@@ -81,7 +81,9 @@ def spacy_stop_words() -> frozenset[str]:
 SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
-    "figures": "2.1.0",  # 2.1: a figure derived from the spans' (sum, conversion, rounding) passes
+    # 2.1: a figure derived from the spans' (sum, conversion, rounding) passes; 2.2: as does a
+    # figure the question gives and a value the spans write with fewer trailing zeros
+    "figures": "2.2.0",
     "scale": "2.0.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
@@ -360,12 +362,19 @@ def _number_words_as_digits(text: str, evidence: bool) -> str:
     return NUMBER_WORD_RE.sub(digits, text)
 
 
-def check_figures(claim: str, spans: list[str]) -> CheckResult:
+def check_figures(claim: str, spans: list[str], context: str = "") -> CheckResult:
+    """A figure or date of the claim that the spans do not hold fails, unless it follows from
+    theirs (`derived.derivable`) or the question (`context`) gives it ("How many euros is 100
+    dollars?" -> "100 dollars is 92.30 euros"): the user's own figure is no invention, so those
+    are left to the judge."""
     values = figure_values(claim, evidence=False)
     held = figure_values(" ".join(spans), evidence=True)
     missing = sorted(values - held)
+    asked = figure_values(context, evidence=True) if context and missing else set()
     numeric = frozenset(NUMBER_WORDS) | frozenset(ORDINAL_WORDS) | frozenset(COUNT_WORDS)
-    derived = [v for v in missing if derivable(v, claim, held, " ".join(spans), numeric)]
+    derived = [
+        v for v in missing if v in asked or derivable(v, claim, held, " ".join(spans), numeric)
+    ]
     missing = [v for v in missing if v not in derived]
     if derived and not missing:
         why = f"derived figure, left to the judge: {', '.join(derived)}"
@@ -663,7 +672,7 @@ def deterministic_checks(
     """All deterministic checks of one claim (lexical last); `context` is the question,
     `headings` the titles and sections of the spans' documents."""
     results = [
-        check_figures(claim, spans),
+        check_figures(claim, spans, context),
         check_scale(claim, spans),
         check_entities(claim, spans, allowed.lower(), context, headings),
         check_polarity(claim, spans),
