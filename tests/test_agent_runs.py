@@ -489,6 +489,13 @@ def test_an_off_topic_result_is_diagnosed():
     assert report["diagnosis"]["mode"] == "off_topic_result"
 
 
+def test_a_structured_result_on_topic_by_meaning_is_not_off_topic():
+    question = "How many euros is 100 US dollars today?"
+    assert diagnosis.relevance(question, ["amount: 92.3\ncurrency: EUR"]) < 0.34  # no word shared
+    assert diagnosis.on_topic(question, ["amount: 92.3\ncurrency: EUR"])
+    assert not diagnosis.on_topic(question, ["Our office dog is called Biscuit."])
+
+
 def test_an_unsupported_claim_gets_revise_feedback_or_a_refusal():
     report = check_run(
         openai_run(

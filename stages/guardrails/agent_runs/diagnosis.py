@@ -20,7 +20,7 @@ import re
 
 from stages.common.text import content_tokens, coverage
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: a result is on topic by its words or its meaning
 REFUSAL_RE = re.compile(
     r"\b(?:i|we)\s+(?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
     r"wasn't able to|was not able to|did not|didn't)\s+(?:find|locate|retrieve|get|access|"
@@ -41,6 +41,13 @@ REFUSAL_RE = re.compile(
 )
 MAX_REFUSAL_SENTENCES = 3  # a longer answer that also says "I couldn't find X" answers something
 RELEVANT_SHARE = 0.34  # share of the question's content words the evidence must hold
+# ... or the cosine (packaged MiniLM, as the tool fit) of the question to one evidence span: a
+# structured result ("amount: 92.3, currency: EUR") shares no word with "How many euros is 100
+# dollars?". Chosen on HaluEval QA records 1-200 (each question with its own knowledge and with
+# another record's): on-topic results called off topic 0.04 -> 0.0, off-topic called on topic
+# 0.005 -> 0.02; records 201-400: 0.02 -> 0.005 and 0.01 -> 0.03.
+RELEVANT_SIMILARITY = 0.3
+MAX_SPANS_COMPARED = 8
 
 TEXTS = {
     "answered_without_evidence": "The agent answered although every tool result was empty or an "
@@ -85,6 +92,22 @@ def relevance(question: str, texts: list[str]) -> float:
     return coverage(wanted, set(content_tokens(" ".join(texts))))
 
 
+def on_topic(question: str, texts: list[str]) -> bool:
+    """The evidence is about the question: it holds enough of its words, or one of its spans is
+    close to it in meaning (without the embedding model, the words alone decide)."""
+    if relevance(question, texts) >= RELEVANT_SHARE:
+        return True
+    from stages.guardrails.agent_runs.tool_calls import fit_similarity
+
+    for text in texts[:MAX_SPANS_COMPARED]:
+        similarity = fit_similarity(question, text)
+        if similarity is None:
+            return False
+        if similarity >= RELEVANT_SIMILARITY:
+            return True
+    return False
+
+
 def diagnose(
     *,
     answer: str | None,
@@ -105,7 +128,7 @@ def diagnose(
     if refused and claims_action != "emit":
         return "refused_despite_results"
     if claims_action not in (None, "emit"):
-        if relevance(question, evidence_texts) < RELEVANT_SHARE:
+        if not on_topic(question, evidence_texts):
             return "off_topic_result"
         return "unsupported_claims"
     return "invalid_tool_call" if rejected_calls else "grounded"
