@@ -81,9 +81,7 @@ def spacy_stop_words() -> frozenset[str]:
 SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
-    # 2.1: a figure derived from the spans' (sum, conversion, rounding) passes; 2.2: as does a
-    # figure the question gives and a value the spans write with fewer trailing zeros
-    "figures": "2.2.0",
+    "figures": "2.2.0",  # 2.1: derived figures pass; 2.2: the question's, trailing zeros too
     "scale": "2.0.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
@@ -363,10 +361,8 @@ def _number_words_as_digits(text: str, evidence: bool) -> str:
 
 
 def check_figures(claim: str, spans: list[str], context: str = "") -> CheckResult:
-    """A figure or date of the claim that the spans do not hold fails, unless it follows from
-    theirs (`derived.derivable`) or the question (`context`) gives it ("How many euros is 100
-    dollars?" -> "100 dollars is 92.30 euros"): the user's own figure is no invention, so those
-    are left to the judge."""
+    """A figure the spans lack fails, unless derived from theirs or given by the question
+    (`context`: "How many euros is 100 dollars?"); those are left to the judge."""
     values = figure_values(claim, evidence=False)
     held = figure_values(" ".join(spans), evidence=True)
     missing = sorted(values - held)
