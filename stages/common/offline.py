@@ -42,10 +42,10 @@ def patch_unstructured_spacy() -> None:
 
     tokenize._SPACY_MODEL_NAME = SPACY_MODEL_MODULE
     if not getattr(tokenize._load_spacy_model, "_without_plugins", False):
-        tokenize._load_spacy_model = _without_spacy_plugins(tokenize._load_spacy_model)
+        tokenize._load_spacy_model = without_spacy_plugins(tokenize._load_spacy_model)
 
 
-def _without_spacy_plugins(load):
+def without_spacy_plugins(load):
     """Building a spaCy pipeline imports every package's `spacy_factories` entry point, and
     presidio's (the PII guardrail) imports transformers' pipelines, most of what loading the
     model cost a parsing process when profiled. unstructured's model uses spaCy's built-in

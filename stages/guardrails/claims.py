@@ -83,18 +83,18 @@ def split_clauses(sentence: str) -> list[str]:
     # segments between the candidate cuts; one that is no clause joins the one before it
     bounds = [0, *(b for a, b in cuts)]
     ends = [*(a for a, b in cuts), len(sentence)]
-    pieces: list[list[int]] = []  # [start, end] in the sentence
+    pieces: list[list] = []  # [start, end, is a clause] in the sentence
     for start, end in zip(bounds, ends, strict=True):
-        text = sentence[start:end]
-        clause = len(words(text)) >= MIN_CLAUSE_WORDS and any(start <= h < end for h in heads)
+        clause = len(words(sentence[start:end])) >= MIN_CLAUSE_WORDS and any(
+            start <= h < end for h in heads
+        )
         if clause or not pieces:
-            pieces.append([start, end])
-            pieces[-1].append(clause)
+            pieces.append([start, end, clause])
         else:
             pieces[-1][1] = end
     if len(pieces) > 1 and not pieces[0][2]:  # a first segment that is no clause
         pieces[1][0] = pieces[0][0]
-        pieces.pop(0)
+        del pieces[0]
     if len(pieces) < 2:
         return [sentence]
     return [sentence[start:end].strip(" ,;") for start, end, _ in pieces]
@@ -134,21 +134,17 @@ def _clause_heads(doc: Any) -> set[int]:
 def _parser() -> Any:
     """spaCy's small English model (tagger and parser only), or None where it is missing."""
     try:
-        from stages.common.offline import SPACY_MODEL_MODULE, import_thinc_without_torch
-
-        import_thinc_without_torch()
         import importlib
 
-        from spacy.util import registry
+        from stages.common.offline import (
+            SPACY_MODEL_MODULE,
+            import_thinc_without_torch,
+            without_spacy_plugins,
+        )
 
-        factories = registry._entry_point_factories  # plugins cost seconds, none is needed
-        saved, factories.entry_points = factories.entry_points, False
-        try:
-            return importlib.import_module(SPACY_MODEL_MODULE).load(
-                exclude=["ner", "lemmatizer", "senter"]
-            )
-        finally:
-            factories.entry_points = saved
+        import_thinc_without_torch()
+        model = importlib.import_module(SPACY_MODEL_MODULE)
+        return without_spacy_plugins(lambda: model.load(exclude=["ner", "lemmatizer", "senter"]))()
     except Exception:  # noqa: BLE001 - any failure to load means: the word-list rule
         return None
 

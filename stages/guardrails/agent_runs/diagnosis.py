@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from stages.common.text import content_tokens, coverage
+from stages.guardrails.agent_runs.tool_calls import fit_similarity
 
 VERSION = "1.1.0"  # 1.1: a result is on topic by its words or its meaning
 REFUSAL_RE = re.compile(
@@ -97,15 +98,8 @@ def on_topic(question: str, texts: list[str]) -> bool:
     close to it in meaning (without the embedding model, the words alone decide)."""
     if relevance(question, texts) >= RELEVANT_SHARE:
         return True
-    from stages.guardrails.agent_runs.tool_calls import fit_similarity
-
-    for text in texts[:MAX_SPANS_COMPARED]:
-        similarity = fit_similarity(question, text)
-        if similarity is None:
-            return False
-        if similarity >= RELEVANT_SIMILARITY:
-            return True
-    return False
+    similarity = fit_similarity(question, texts[:MAX_SPANS_COMPARED])
+    return similarity is not None and similarity >= RELEVANT_SIMILARITY
 
 
 def diagnose(

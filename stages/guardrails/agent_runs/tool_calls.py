@@ -390,14 +390,15 @@ def _request_parts(request: str) -> list[str]:
     return [request.strip(), *parts]
 
 
-def fit_similarity(request: str, tool_text: str, model: str = FIT_MODEL) -> float | None:
-    """Cosine similarity of a tool's text to the request or its closest sentence; None when
-    the embedding model is unavailable."""
+def fit_similarity(request: str, texts: list[str], model: str = FIT_MODEL) -> float | None:
+    """The highest cosine similarity of any of `texts` (a tool's name and description, the spans
+    of a result) to the request or one of its sentences, in one embedding call; None when the
+    embedding model is unavailable."""
     parts = _request_parts(request)
-    vectors = _vectors([tool_text, *parts], model)
+    vectors = _vectors([*texts, *parts], model)
     if vectors is None:
         return None
-    return float(np.max(vectors[1:] @ vectors[0]))
+    return float(np.max(vectors[len(texts) :] @ vectors[: len(texts)].T))
 
 
 def tool_fit(
@@ -422,7 +423,7 @@ def tool_fit(
     if GENERIC_TOOL_RE.search(_name_words(name)):
         return ToolFit(True, "exempt")  # a free-text tool, by its name
     if threshold is not None:
-        similarity = fit_similarity(request, words, model)
+        similarity = fit_similarity(request, [words], model)
         if similarity is not None:
             if similarity >= threshold:
                 return ToolFit(True, "semantic", similarity)
@@ -435,17 +436,6 @@ def tool_fit(
         return ToolFit(True, "lexical")
     reason = "neither its name nor its description shares a word with what the user asked"
     return ToolFit(False, "lexical", None, reason)
-
-
-def tool_fits(
-    request: str,
-    name: str,
-    description: str,
-    ids_from_request: bool = False,
-    threshold: float | None = FIT_SIMILARITY,
-) -> bool:
-    """`tool_fit(...).fits`."""
-    return tool_fit(request, name, description, ids_from_request, threshold).fits
 
 
 # ---------------------------------------------------------------- one call, one run
