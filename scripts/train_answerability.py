@@ -701,13 +701,16 @@ def check(checkpoint: Path, data: Path, limit: int = 0) -> dict:
     return report
 
 
-def export(checkpoint: Path, out: Path) -> None:
-    """ONNX (opset 17), dynamically quantised to int8, with the tokenizer and sha256 file."""
+def export(checkpoint: Path, out: Path, per_channel: bool = False) -> None:
+    """ONNX (opset 17), dynamically quantised to int8, with the tokenizer and sha256 file.
+    `per_channel`: one int8 scale per weight column instead of one per matrix (the claim judge
+    v2's logits moved by 1.2 on average with one per matrix, 0.1 with one per column)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    model = AutoModelForSequenceClassification.from_pretrained(str(checkpoint)).eval()
+    # fp32 for export even from weights carried back from a GPU machine as fp16
+    model = AutoModelForSequenceClassification.from_pretrained(str(checkpoint)).float().eval()
     tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
     out.mkdir(parents=True, exist_ok=True)
     sample = tokenizer(["a question?"], ["a passage."], return_tensors="pt")
@@ -724,7 +727,9 @@ def export(checkpoint: Path, out: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
-    quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=per_channel
+    )
     fp32.unlink()
     tokenizer.save_pretrained(str(out))
     for extra in ("vocab.txt", "special_tokens_map.json"):  # tokenizer.json carries them

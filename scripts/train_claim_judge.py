@@ -194,7 +194,7 @@ def halueval_rows() -> list[dict]:
     return rows
 
 
-def squad_rows(rng: random.Random) -> list[dict]:
+def squad_rows(rng: random.Random, questions: int = SQUAD_QUESTIONS) -> list[dict]:
     """Short answers to SQuAD train questions: gold (1); another answer of the paragraph, or
     the plausible answer of an unanswerable question (0)."""
     from stages.guardrails.judge import focus
@@ -208,8 +208,9 @@ def squad_rows(rng: random.Random) -> list[dict]:
                 items.append((paragraph["context"], qa, answers))
     rng.shuffle(items)
     rows = []
-    for number, (context, qa, answers) in enumerate(items[:SQUAD_QUESTIONS]):
+    for number, (context, qa, answers) in enumerate(items[:questions]):
         question = qa["question"]
+        first = len(rows)
         if number % 3 == 0:  # a sentence of the paragraph the rest does not state
             rows += removed_sentence_rows([context], question, qa["id"], rng, per_answer=1)
         if qa.get("is_impossible"):
@@ -222,13 +223,17 @@ def squad_rows(rng: random.Random) -> list[dict]:
         for answer, label in pairs:
             spans = focus(answer, [context], question)
             rows.append(_row(answer, spans, question, False, label, "squad", qa["id"]))
+        for row in rows[first:]:  # the first N questions are the smaller sets of the sweep
+            row["rank"] = number
     return rows
 
 
 # ---------------------------------------------------------------- the data folder
 
 
-def build_data(out: Path, seed: int = SEED, holdout: int | None = 0) -> None:
+def build_data(
+    out: Path, seed: int = SEED, holdout: int | None = 0, squad_questions: int = SQUAD_QUESTIONS
+) -> None:
     from bench import ragtruth
 
     rng = random.Random(seed)
@@ -238,6 +243,7 @@ def build_data(out: Path, seed: int = SEED, holdout: int | None = 0) -> None:
     for n, record in enumerate(records, start=1):
         part = _part_of_fit(record["source_id"], holdout)
         rows = recorded_inputs(record)
+        first = len(parts[part])
         parts[part] += rows
         if part == "train":
             for row in [r for r in rows if r["label"] == 1 and r["source"] == "ragtruth"]:
@@ -257,10 +263,12 @@ def build_data(out: Path, seed: int = SEED, holdout: int | None = 0) -> None:
             parts[part] += removed_sentence_rows(
                 texts, record["question"], record["source_id"], rng, per_answer=6
             )
+        for row in parts[part][first:]:  # the fit question's fold: out-of-fold models skip it
+            row["fold"] = fold_of(record["source_id"])
         if n % 20 == 0:
             print(f"ragtruth {n}/{len(records)} {time.time() - started:.0f}s", flush=True)
     parts["train"] += halueval_rows()
-    parts["train"] += squad_rows(rng)
+    parts["train"] += squad_rows(rng, squad_questions)
     out.mkdir(parents=True, exist_ok=True)
     for name, rows in parts.items():
         rng.shuffle(rows)
@@ -371,6 +379,7 @@ def main() -> None:
     data_cmd.add_argument(
         "--holdout", default="0", help="fold 0-2 kept out as calibration, or 'none' (all train)"
     )
+    data_cmd.add_argument("--squad-questions", type=int, default=SQUAD_QUESTIONS)
     train_cmd = sub.add_parser("train", help="fine-tune the packaged MiniLM as a cross-encoder")
     train_cmd.add_argument("--data", type=Path, default=DEFAULT_DATA)
     train_cmd.add_argument("--checkpoint", type=Path, default=DEFAULT_DATA / "checkpoint")
@@ -383,6 +392,9 @@ def main() -> None:
     export_cmd = sub.add_parser("export", help="ONNX int8 export with sha256")
     export_cmd.add_argument("--checkpoint", type=Path, default=DEFAULT_DATA / "checkpoint")
     export_cmd.add_argument("--out", type=Path, default=DEFAULT_MODEL)
+    export_cmd.add_argument(
+        "--per-channel", action="store_true", help="an int8 scale per column (v2; v1 had none)"
+    )
     init_cmd = sub.add_parser("init", help="a torch checkpoint from a project ONNX model")
     init_cmd.add_argument("--model", type=Path, default=base.DEFAULT_MODEL)
     init_cmd.add_argument("--out", type=Path, default=ROOT / ".cache" / "claim-judge-init")
@@ -392,7 +404,8 @@ def main() -> None:
     args = parser.parse_args()
     base.MAX_LENGTH = MAX_LENGTH  # read by base's encoder at call time
     if args.command == "data":
-        build_data(args.out, args.seed, None if args.holdout == "none" else int(args.holdout))
+        holdout = None if args.holdout == "none" else int(args.holdout)
+        build_data(args.out, args.seed, holdout, args.squad_questions)
     elif args.command == "train":
         base.train(
             args.data,
@@ -408,7 +421,7 @@ def main() -> None:
     elif args.command == "init":
         init_from_onnx(args.model, args.out)
     elif args.command == "export":
-        base.export(args.checkpoint, args.out)
+        base.export(args.checkpoint, args.out, per_channel=args.per_channel)
     else:
         evaluate(args.model, args.data)
 
