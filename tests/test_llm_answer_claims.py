@@ -71,6 +71,58 @@ def test_list_markers_and_framing_are_no_claims_and_each_item_keeps_its_span():
     assert not any(c.text.strip(".").isdigit() for c in decomposed)
 
 
+TABLE_ANSWER = """Here is how the plans compare:
+
+| Plan | Price | Uptime |
+|:-----|------:|--------|
+| **Business** | €44 per user per month [E1] | – |
+| Enterprise | – | 99.9% [E2] |
+
+Let me know if you need more."""
+
+
+def test_a_table_row_is_one_claim_naming_its_cells_and_the_header_is_framing():
+    decomposed = claims.decompose(TABLE_ANSWER)
+    assert [(c.kind, c.text) for c in decomposed][1] == ("framing", "Plan | Price | Uptime")
+    rows = [c for c in decomposed if c.kind == "claim"]
+    assert [c.text for c in rows] == [
+        "Plan: Business; Price: €44 per user per month",  # an empty cell ("–") says nothing
+        "Plan: Enterprise; Uptime: 99.9%",
+    ]
+    assert [c.evidence_ids for c in rows] == [["E1"], ["E2"]]
+    for row in rows:  # the span is the row in the answer, pipes and all
+        assert TABLE_ANSWER[row.char_start : row.char_end].strip().startswith("|")
+    assert not any("|" in c.text for c in rows) and not any("---" in c.text for c in decomposed)
+
+
+def test_an_invented_figure_in_a_table_row_is_caught():
+    report = run(TABLE_ANSWER.replace("€44", "€54"), FakeJudge(0.99))
+    (wrong,) = [c for c in report["claims"] if "€54" in c["text"]]
+    assert wrong["score"] == 0.0 and report["action"] != "emit"
+
+
+def test_a_list_item_without_a_verb_is_read_with_the_line_that_opened_the_list():
+    answer = (
+        "The Business plan includes:\n"
+        "- Priority support. It is answered within a day.\n"
+        "- Single sign-on\n"
+        "- Exports run nightly\n"
+        "Other plans differ.\n"
+        "- Audit logs"
+    )
+    texts = [c.text for c in claims.decompose(answer) if c.kind == "claim"]
+    assert texts == [
+        "The Business plan includes: Priority support.",
+        "It is answered within a day.",  # a second sentence of an item is no item
+        "The Business plan includes: Single sign-on",  # the lead holds past that sentence
+        "Exports run nightly",  # an item with a verb says what it says
+        "Other plans differ.",
+        "Audit logs",  # a line that is no item ends the list: no lead for what follows
+    ]
+    (item,) = [c for c in claims.decompose(answer) if c.text.endswith("Single sign-on")]
+    assert answer[item.char_start : item.char_end] == "Single sign-on"  # the span: the item
+
+
 @pytest.mark.parametrize(
     ("answer", "refs"),
     [

@@ -41,7 +41,9 @@ from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sent
 # claims carry their span, kind (claim | framing | refusal) and references. Also covers the
 # sentence splitter's abbreviation change in stages/common/text.py (made alongside).
 # 1.4: a clause split needs a main-clause verb with its own subject on each side (parsed).
-VERSION = "1.4.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+# 1.5: markdown tables (header framing, a row a claim naming its cells by column); a list item
+# without a verb carries the line that introduced the list.
+VERSION = "1.5.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -310,21 +312,108 @@ def _owner(at: int, sentences: list[tuple[int, int, list[str]]], answer: str) ->
     return previous
 
 
+# A markdown table: rows of "|"-separated cells; the row under the header is dashes and colons.
+TABLE_ROW_RE = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
+TABLE_RULE_RE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*\|?[ \t]*$")
+
+
+def _cells(row: str) -> list[str]:
+    return [_clean(cell) for cell in row.strip().strip("|").split("|")]
+
+
+def _tables(masked: str) -> list[list[tuple[int, int]]]:
+    """Each table as the (start, end) of its rows: runs of two or more adjacent "|" lines."""
+    tables: list[list[tuple[int, int]]] = []
+    last_end = -2
+    for m in TABLE_ROW_RE.finditer(masked):
+        if (
+            tables
+            and masked[last_end : m.start()].strip("\n \t") == ""
+            and (masked.count("\n", last_end, m.start()) == 1)
+        ):
+            tables[-1].append((m.start(), m.end()))
+        else:
+            tables.append([(m.start(), m.end())])
+        last_end = m.end()
+    return [t for t in tables if len(t) >= 2]
+
+
+def _table_claims(masked: str, rows: list[tuple[int, int]], index: int) -> list[Claim]:
+    """A header row is framing; every other row is one claim that names each cell by its
+    column ("Plan: Business; Price: $25/month"), which is what the row states, so the checks
+    and the judge read a row as the sentence it stands for, not as pipes."""
+    texts = [masked[a:b] for a, b in rows]
+    header: list[str] = []
+    if len(texts) >= 2 and TABLE_RULE_RE.match(texts[1]):
+        header = _cells(texts[0])
+    out = []
+    for number, ((start, end), row) in enumerate(zip(rows, texts, strict=True)):
+        if TABLE_RULE_RE.match(row):
+            continue
+        cells = _cells(row)
+        ids = MARKER_RE.findall(row)
+        if header and number == 0:
+            out.append(Claim(" | ".join(cells), ids, index, "framing", start, end))
+            continue
+        named = [
+            f"{header[i]}: {cell}" if i < len(header) and header[i] else cell
+            for i, cell in enumerate(cells)
+            if words(MARKER_RE.sub("", cell))
+        ]
+        text = _clean(MARKER_RE.sub("", "; ".join(named)))
+        if words(text):
+            out.append(Claim(text, ids, index, framing.kind_of(text), start, end))
+    return out
+
+
+def _verbless(text: str) -> bool:
+    """No verb at all ("Two-factor authentication", "Pain relief"): a list item that is a noun
+    phrase says nothing without the line that introduced the list."""
+    nlp = _parser()
+    if nlp is None:
+        return not VERB_RE.search(text)
+    return not any(token.pos_ in ("VERB", "AUX") for token in nlp(text))
+
+
 def decompose(answer: str | None) -> list[Claim]:
     """Rule-based: sentences, then independent clauses; markers stay with their sentence, a
-    model's own references with the sentence they sit in or follow."""
+    model's own references with the sentence they sit in or follow. A markdown table's rows are
+    claims of their own (`_table_claims`); a list item without a verb is read with the line
+    that introduced its list ("The plan includes: Single sign-on"), its span still the item's."""
     answer = answer or ""
     masked = mask(answer)
     sentences = _sentences(masked.text)
-    claims = []
+    tables = _tables(masked.text)
+    items = {
+        m.end()
+        for m in LINE_MARKER_RE.finditer(answer)
+        if not HEADING_RE.match(answer, m.start()) and ">" not in m.group()
+    }
+    claims: list[Claim] = []
     owner = [_owner(at, sentences, answer) for at, _ in masked.refs]
+    done_tables: set[int] = set()
+    lead = ""  # the text of the last line that ends with ":" before a run of list items
     for index, (start, end, ids) in enumerate(sentences):
+        table = next(
+            (t for t, rows in enumerate(tables) if rows[0][0] <= start < rows[-1][1]), None
+        )
+        if table is not None:  # a table replaces the sentences the splitter saw in it
+            if table not in done_tables:
+                done_tables.add(table)
+                claims += _table_claims(masked.text, tables[table], index)
+            continue
         refs = [
             r for (_, found), o in zip(masked.refs, owner, strict=True) if o == index for r in found
         ]
         refs = list(dict.fromkeys(r for r in refs if r != "0"))
         heading = any(h0 <= start < h1 for h0, h1 in masked.headings)
         sentence = masked.text[start:end]
+        first = start + len(sentence) - len(sentence.lstrip())
+        before = masked.text[masked.text.rfind("\n", 0, first) + 1 : first]
+        line_start = not before.strip()  # (an item's second sentence continues its item)
+        is_item = line_start and any(first - len(before) <= e <= first for e in items)
+        if line_start and not is_item:
+            lead = ""
         cursor = 0
         for clause in split_clauses(sentence.strip()):
             at = sentence.find(clause, cursor)
@@ -334,9 +423,14 @@ def decompose(answer: str | None) -> list[Claim]:
             if not words(text):
                 continue
             kind = "framing" if heading else framing.kind_of(text)
+            if is_item and lead and kind == "claim" and _verbless(text):
+                text = f"{lead} {text}"
             claims.append(
                 Claim(text, list(ids), index, kind, start + at, start + cursor, list(refs))
             )
+        ending = _clean(sentence)
+        if line_start and not is_item and ending.endswith(":"):
+            lead = ending
     return claims
 
 
