@@ -224,6 +224,8 @@ def test_a_reference_to_a_passage_that_was_not_retrieved_fails_citations():
         ("Together they cost €30.", "The pen costs €10 and the book costs €20."),  # a sum
         ("There are two types: essential and non-essential.", "Essential and non-essential."),
         ("The total is 92.30 euros.", "amount: 92.3\ncurrency: EUR"),  # trailing zero
+        # a timeline: the year on its own line, the day and month under it
+        ("It took effect on November 1, 1765.", "1765____. Nov. 1: The act takes effect."),
     ],
 )
 def test_a_derived_figure_goes_to_the_judge(claim, span):
@@ -237,6 +239,10 @@ def test_a_derived_figure_goes_to_the_judge(claim, span):
         ("The trip is 120 miles long.", "The trip is 98 miles long."),
         ("It was founded in 1998.", "It was founded in 1996."),
         ("The three founders left.", "Both founders left."),
+        # the timeline's day and month, another year; the spans' own full date with another year
+        ("It took effect on November 1, 1766.", "1765____. Nov. 1: The act takes effect."),
+        ("It was repealed on March 18, 1765.", "In 1765 it passed. Repealed March 18, 1766."),
+        ("It took effect on November 2, 1765.", "1765____. Nov. 1: The act takes effect."),
     ],
 )
 def test_a_changed_figure_is_not_taken_for_a_derived_one(claim, span):

@@ -1,8 +1,9 @@
 """Figures a claim derives from its evidence (issue 41): a sum or difference, a percentage of
 two figures, a unit or temperature conversion, a rounding, a figure after "about", a small count
-written as a word. The `figures` check passes such a figure to the judge instead of failing it:
-it cannot prove the derivation wrong, only that the figure is not written in the evidence.
-`numeric`: the words that count as a figure before a noun (number, ordinal and count words)."""
+written as a word, a date a timeline writes in two places. The `figures` check passes such a
+figure to the judge instead of failing it: it cannot prove the derivation wrong, only that the
+figure is not written in the evidence. `numeric`: the words that count as a figure before a noun
+(number, ordinal and count words)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,28 @@ def _counted(number: float, claim: str, spans_text: str, numeric: frozenset[str]
     return False
 
 
+def _timeline_date(value: str, spans_text: str) -> bool:
+    """A full date the spans write in two places, as a timeline does ("1765 ... Nov. 1: the
+    Stamp Act goes into effect"): its day and month with no year after them, and its year on its
+    own. Not when the spans give that day and month another year."""
+    from stages.common.text import MONTHS, dates_in
+
+    found = re.fullmatch(r"date:(\d{4})-(\d{2})-(\d{2})", value)
+    if not found:
+        return False
+    year, month, day = found.group(1), int(found.group(2)), int(found.group(3))
+    if any(d[5:] == value[10:] for d in dates_in(spans_text)):
+        return False  # "November 1, 1766" in the spans: another year is a changed date
+    names = "|".join(sorted((n for n, m in MONTHS.items() if m == month), key=len, reverse=True))
+    no_year = r"(?![\w.]*,?\s*\d{4})"
+    written = re.search(
+        rf"(?i)\b(?:(?:{names})\.?\s+0?{day}(?:st|nd|rd|th)?\b{no_year}"
+        rf"|0?{day}(?:st|nd|rd|th)?\s+(?:{names})\b\.?{no_year})",
+        spans_text,
+    )
+    return bool(written) and re.search(rf"(?<!\d){year}(?!\d)", spans_text) is not None
+
+
 def derivable(
     value: str,
     claim: str,
@@ -69,10 +92,13 @@ def derivable(
     difference of two, a ratio as a percentage, a unit or temperature conversion, a rounding
     (or any figure within 15 % after "about"/"over"/"nearly"), the same value with other
     trailing zeros ("92.30" for "92.3"; so a version "3.1" for "3.10" is the judge's to catch),
-    a small count written as a word ("two types": the items counted). Dates and years are never
+    a small count written as a word ("two types": the items counted), a date a timeline writes
+    as a day and month under its year (`_timeline_date`). Other dates and years are never
     derived."""
+    if value.startswith("date:"):
+        return _timeline_date(value, spans_text)
     number = _float(value)
-    if value.startswith("date:") or number is None:
+    if number is None:
         return False
     if number.is_integer() and 1000 <= number <= 2100 and "%" not in value:
         return False  # a year: a different one is another fact

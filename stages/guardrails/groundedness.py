@@ -81,7 +81,7 @@ def spacy_stop_words() -> frozenset[str]:
 SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
-    "figures": "2.2.0",  # 2.1: derived figures pass; 2.2: the question's, trailing zeros too
+    "figures": "2.3.0",  # 2.1: derived; 2.2: the question's, trailing zeros; 2.3: timeline dates
     "scale": "2.0.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
