@@ -93,6 +93,10 @@ def test_a_table_row_is_one_claim_naming_its_cells_and_the_header_is_framing():
     for row in rows:  # the span is the row in the answer, pipes and all
         assert TABLE_ANSWER[row.char_start : row.char_end].strip().startswith("|")
     assert not any("|" in c.text for c in rows) and not any("---" in c.text for c in decomposed)
+    (cited,) = [
+        c for c in claims.decompose(TABLE_ANSWER.replace("[E2]", "[2]")) if "99.9" in c.text
+    ]
+    assert cited.refs == ["2"] and cited.text == "Plan: Enterprise; Uptime: 99.9%"
 
 
 def test_an_invented_figure_in_a_table_row_is_caught():

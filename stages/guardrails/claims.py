@@ -338,11 +338,12 @@ def _tables(masked: str) -> list[list[tuple[int, int]]]:
     return [t for t in tables if len(t) >= 2]
 
 
-def _table_claims(masked: str, rows: list[tuple[int, int]], index: int) -> list[Claim]:
+def _table_claims(masked: Masked, rows: list[tuple[int, int]], index: int) -> list[Claim]:
     """A header row is framing; every other row is one claim that names each cell by its
     column ("Plan: Business; Price: $25/month"), which is what the row states, so the checks
-    and the judge read a row as the sentence it stands for, not as pipes."""
-    texts = [masked[a:b] for a, b in rows]
+    and the judge read a row as the sentence it stands for, not as pipes. A model's own
+    reference inside a row ("[2]") is that row's."""
+    texts = [masked.text[a:b] for a, b in rows]
     header: list[str] = []
     if len(texts) >= 2 and TABLE_RULE_RE.match(texts[1]):
         header = _cells(texts[0])
@@ -361,8 +362,10 @@ def _table_claims(masked: str, rows: list[tuple[int, int]], index: int) -> list[
             if words(MARKER_RE.sub("", cell))
         ]
         text = _clean(MARKER_RE.sub("", "; ".join(named)))
+        refs = [r for at, found in masked.refs if start <= at < end for r in found if r != "0"]
         if words(text):
-            out.append(Claim(text, ids, index, framing.kind_of(text), start, end))
+            kind = framing.kind_of(text)
+            out.append(Claim(text, ids, index, kind, start, end, list(dict.fromkeys(refs))))
     return out
 
 
@@ -400,7 +403,7 @@ def decompose(answer: str | None) -> list[Claim]:
         if table is not None:  # a table replaces the sentences the splitter saw in it
             if table not in done_tables:
                 done_tables.add(table)
-                claims += _table_claims(masked.text, tables[table], index)
+                claims += _table_claims(masked, tables[table], index)
             continue
         refs = [
             r for (_, found), o in zip(masked.refs, owner, strict=True) if o == index for r in found
