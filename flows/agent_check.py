@@ -1,5 +1,6 @@
-"""`grounding check`: agent runs (OpenAI, Anthropic or generic; a JSON file, JSONL or a folder)
-through `stages.guardrails.agent_runs.check_run`, one HallucinationReport per run.
+"""`grounding check`: agent runs (OpenAI, OpenAI Responses, Anthropic or generic; a JSON file,
+JSONL or a folder) through `stages.guardrails.agent_runs.check_run`, one HallucinationReport per
+run.
 
     grounding check RUN.json                      # one summary line per run
     grounding check RUNS.jsonl --format json      # the reports as JSON on stdout
@@ -415,8 +416,10 @@ def check_command(
 ) -> None:
     """Check agent runs (tool calls, tool results, final answer): one HallucinationReport each.
 
-    Formats: OpenAI Chat Completions (messages with tool_calls and tool turns), Anthropic
-    Messages (tool_use / tool_result blocks), or generic {question, tool_results, answer}.
+    Formats: OpenAI Chat Completions (messages with tool_calls and tool turns),
+    OpenAI Responses (input / output items: function_call, function_call_output),
+    Anthropic Messages (tool_use / tool_result blocks),
+    or generic {question, tool_results, answer}.
     Exit 0: every run emitted; 1: any revised or blocked; 2: unreadable input."""
     from pydantic import ValidationError
 

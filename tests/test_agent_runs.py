@@ -154,6 +154,66 @@ def test_generic_run_is_parsed():
     assert run.calls[0].name == "search" and run.results[0].content == "Ann wrote it."
 
 
+def responses_run(answer: str) -> dict:
+    """The same order run as the OpenAI Responses API logs it (request items, then output)."""
+    function = ORDER_TOOL["function"]
+    return {
+        "id": "resp-1",
+        "instructions": "You are a support agent.",
+        "tools": [{"type": "function", **function}, {"type": "web_search_preview"}],
+        "input": [
+            {
+                "role": "user",
+                "content": [{"type": "input_text", "text": "What is the status of ORD-12345?"}],
+            },
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {
+                "type": "function_call",
+                "call_id": "call_1",
+                "name": "get_order",
+                "arguments": json.dumps({"order_id": "ORD-12345"}),
+            },
+            {"type": "function_call_output", "call_id": "call_1", "output": ORDER_RESULT},
+        ],
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": answer}],
+            }
+        ],
+    }
+
+
+def test_openai_responses_run_is_parsed():
+    run = parse_run(responses_run("It has shipped."))
+    assert run.format == "openai_responses" and run.run_id == "resp-1"
+    assert run.question == "What is the status of ORD-12345?"
+    assert run.user_texts[0] == "You are a support agent."  # the instructions
+    assert [(c.call_id, c.name, c.args) for c in run.calls] == [
+        ("call_1", "get_order", {"order_id": "ORD-12345"})
+    ]
+    assert run.results[0].name == "get_order" and run.results[0].content["order"]["carrier"]
+    assert run.answer == "It has shipped." and list(run.tools) == ["get_order"]  # no built-in
+
+
+def test_openai_responses_run_is_checked_like_the_others():
+    report = check_run(responses_run("Order ORD-12345 was shipped."), NO_JUDGE)
+    assert report["action"] == "emit" and report["tool_call_validations"][0]["status"] == "valid"
+    span = report["claims"][0]["evidence_spans"][0]
+    assert (span["tool"], span["call_id"]) == ("get_order", "call_1")
+    invented = check_run(responses_run("Order ORD-12345 was shipped with UPS."), NO_JUDGE)
+    assert invented["action"] != "emit"
+
+
+def test_a_bare_responses_item_list_is_one_run(tmp_path):
+    run = responses_run("It has shipped.")
+    (tmp_path / "items.json").write_text(json.dumps(run["input"] + run["output"]))
+    (item,) = load(tmp_path / "items.json")
+    assert item.format == "openai_responses" and item.answer == "It has shipped."
+    assert [c.name for c in item.calls] == ["get_order"]
+
+
 @pytest.mark.parametrize(
     ("run", "says"),
     [
@@ -167,6 +227,12 @@ def test_generic_run_is_parsed():
             "a tool message without tool_call_id",
         ),
         ({"format": "xml", "messages": []}, "unknown format"),
+        ({"input": [{"type": "function_call", "name": "f"}]}, "input[0]: function_call without"),
+        (
+            {"input": "q?", "output": [{"type": "function_call_output", "output": "x"}]},
+            "output[0]: function_call_output without call_id",
+        ),
+        ({"input": "q?", "output": {"type": "message"}}, "must be text or lists of items"),
     ],
 )
 def test_malformed_runs_say_what_is_wrong(run, says):

@@ -40,6 +40,12 @@ def test_renderings_for_openai_and_anthropic(agents):
     )
     found = result.with_content(agents, "success", "price?", [source], score=0.8)
     assert found.anthropic_block("t")["is_error"] is False
+    item = found.responses_item("call_9")  # the Responses API's input item for the result
+    assert item == {
+        "type": "function_call_output",
+        "call_id": "call_9",
+        "output": found.model_text(),
+    }
     assert json.loads(found.model_text())["sources"][0]["title"] == "Price list"
     low = result.with_content(agents, "low_relevance", "price?", [source], score=0.6)
     assert low.content.startswith(result.LOW_RELEVANCE_WARNING)
@@ -76,13 +82,18 @@ def test_passages_of_json_text_and_nothing():
     assert [t for _, t in text] == ["First paragraph.", "Second one."]
 
 
-@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+@pytest.mark.parametrize("fmt", ["openai", "openai_responses", "anthropic"])
 def test_declarations_are_valid_json_schema(fmt):
     declared = tools.declarations(fmt)
     assert len(declared) == 3
     for tool in declared:
-        schema = tool["function"]["parameters"] if fmt == "openai" else tool["input_schema"]
+        schema = {
+            "openai": lambda t: t["function"]["parameters"],
+            "openai_responses": lambda t: t["parameters"],  # flat: name beside type "function"
+            "anthropic": lambda t: t["input_schema"],
+        }[fmt](tool)
         jsonschema.Draft202012Validator.check_schema(schema)
+        assert fmt != "openai_responses" or (tool["type"], bool(tool["name"])) == ("function", True)
     with pytest.raises(ValueError, match="unknown format"):
         tools.declarations("gemini")
 

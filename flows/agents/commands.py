@@ -25,6 +25,7 @@ DEFAULT_AGENTS = Path("configs/agents.yaml")
 
 class ToolFormat(StrEnum):
     openai = "openai"
+    openai_responses = "openai_responses"
     anthropic = "anthropic"
 
 

@@ -51,7 +51,9 @@ class AnswerRequest(BaseModel):
 class CheckRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    run: dict[str, Any] = Field(description="an OpenAI, Anthropic or generic agent run")
+    run: dict[str, Any] = Field(
+        description="an OpenAI, OpenAI Responses, Anthropic or generic agent run"
+    )
 
 
 class GroundRequest(ToolOutput):
@@ -213,7 +215,9 @@ def create_app(engine: Engine) -> FastAPI:
         }
 
     @app.get("/v1/tools")
-    def tool_declarations(format: Literal["openai", "anthropic"] = "openai") -> list[dict]:
+    def tool_declarations(
+        format: Literal["openai", "openai_responses", "anthropic"] = "openai",
+    ) -> list[dict]:
         """The tools' declarations, for agent code that calls this API itself."""
         return tools.declarations(format)
 

@@ -94,6 +94,10 @@ class ToolResult(BaseModel):
         """An OpenAI chat `tool` message answering `tool_call_id`."""
         return {"role": "tool", "tool_call_id": tool_call_id, "content": self.model_text()}
 
+    def responses_item(self, call_id: str) -> dict[str, Any]:
+        """An OpenAI Responses `function_call_output` input item answering `call_id`."""
+        return {"type": "function_call_output", "call_id": call_id, "output": self.model_text()}
+
     def anthropic_block(self, tool_use_id: str) -> dict[str, Any]:
         """An Anthropic `tool_result` content block, with `is_error` for the two error states."""
         return {

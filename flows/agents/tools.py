@@ -1,5 +1,6 @@
 """The tool declarations agents see: one JSON Schema per tool, rendered for OpenAI function
-calling, Anthropic tool use and MCP (`grounding tools --format openai|anthropic`)."""
+calling (chat completions and the Responses API), Anthropic tool use and MCP
+(`grounding tools --format openai|openai_responses|anthropic`)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ TOOLS: dict[str, dict[str, Any]] = {
 
 
 def declarations(fmt: str, names: list[str] | None = None) -> list[dict[str, Any]]:
-    """The tools as `fmt` declares them: openai (chat completions `tools`) or anthropic."""
+    """The tools as `fmt` declares them: openai (chat completions `tools`), openai_responses
+    (the Responses API's and the Agents SDK's flat function tools) or anthropic."""
     chosen = {n: t for n, t in TOOLS.items() if names is None or n in names}
     if fmt == "openai":
         return [
@@ -76,9 +78,19 @@ def declarations(fmt: str, names: list[str] | None = None) -> list[dict[str, Any
             }
             for name, tool in chosen.items()
         ]
+    if fmt == "openai_responses":
+        return [
+            {
+                "type": "function",
+                "name": name,
+                "description": tool["description"],
+                "parameters": tool["parameters"],
+            }
+            for name, tool in chosen.items()
+        ]
     if fmt == "anthropic":
         return [
             {"name": name, "description": tool["description"], "input_schema": tool["parameters"]}
             for name, tool in chosen.items()
         ]
-    raise ValueError(f"unknown format {fmt!r}; use openai or anthropic")
+    raise ValueError(f"unknown format {fmt!r}; use openai, openai_responses or anthropic")

@@ -141,7 +141,7 @@ def check_run(
     toolkit: guardrails.Toolkit | None = None,
 ) -> dict:
     """The HallucinationReport of one agent run (a parsed `AgentRun` or a run in any of the
-    three formats). Raises `formats.RunFormatError` for a run that cannot be read."""
+    four formats). Raises `formats.RunFormatError` for a run that cannot be read."""
     started = time.perf_counter()
     config = resolve_config(config)
     if not isinstance(run, AgentRun):

@@ -1,6 +1,6 @@
 """The checker of the frozen eval set `agent-runs-v1` (eval/detection.py's detection sets).
 
-Each record holds an agent `run` (any of the three formats) and a `label`: `correct` (a clean
+Each record holds an agent `run` (any of the four formats) and a `label`: `correct` (a clean
 run), `hallucinated`, `no_evidence` (every tool result empty or an error, an answer anyway),
 `valid_call` or `invalid_call` (a tool call to verify, the run ending on it). Flagged = the
 report's action is not `emit`, whatever the label: a rejected call makes a run `revise`.

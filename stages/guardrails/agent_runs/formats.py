@@ -1,6 +1,6 @@
 """Agent runs in, from the formats agents write; one `AgentRun` out, or a one-line error.
 
-Three formats, told apart by their shape (or named by a top-level `"format"` key):
+Four formats, told apart by their shape (or named by a top-level `"format"` key):
 
 - **OpenAI Chat Completions**: `messages` (system / user / assistant with `tool_calls` / `tool`
   with `tool_call_id`; the legacy `function_call` / `function` turns too) and `tools` as
@@ -9,6 +9,12 @@ Three formats, told apart by their shape (or named by a top-level `"format"` key
 - **Anthropic Messages**: `messages` whose content holds `tool_use` blocks (`id`, `name`, `input`)
   and `tool_result` blocks (`tool_use_id`, `content`, `is_error`); `tools` with `input_schema`;
   `system` as a string or text blocks.
+- **OpenAI Responses** (`openai_responses`; the Agents SDK's `to_input_list()` too): `input`
+  (text, or items: `message` with `input_text` / `output_text` parts, `function_call` with
+  `call_id`, `name`, `arguments`, `function_call_output` with `call_id`, `output`), `output` (the
+  response's items) beside it, `instructions` as the system text, `tools` as flat function
+  declarations (`{"type": "function", "name", "parameters"}`; built-in tools are skipped). Other
+  items (reasoning, built-in tool calls) carry nothing this reads and are skipped.
 - **generic**: `{"question", "tool_results": [{"tool", "call_id"?, "args"?, "content",
   "is_error"?}], "answer", "tools"?}`, for anything else.
 
@@ -26,7 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("openai", "anthropic", "generic")
+FORMATS = ("openai", "anthropic", "openai_responses", "generic")
+# Items of the Responses API that a bare list (`to_input_list()`) is made of
+RESPONSES_ITEMS = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
+)
 RUN_SUFFIXES = (".json", ".jsonl")
 
 
@@ -78,6 +88,8 @@ class RunError:
 
 # ---------------------------------------------------------------- helpers
 
+TEXT_BLOCKS = ("text", "input_text", "output_text", None)
+
 
 def _text(content: Any) -> str:
     """The text of a message content: a string, or the text of its text blocks."""
@@ -90,8 +102,10 @@ def _text(content: Any) -> str:
         for block in content:
             if isinstance(block, str):
                 parts.append(block)
-            elif isinstance(block, dict) and block.get("type") in ("text", "input_text", None):
+            elif isinstance(block, dict) and block.get("type") in TEXT_BLOCKS:
                 parts.append(str(block.get("text") or ""))
+            elif isinstance(block, dict) and block.get("type") == "refusal":
+                parts.append(str(block.get("refusal") or ""))  # the model's own refusal
         return "\n".join(p for p in parts if p)
     if isinstance(content, dict) and "text" in content:
         return str(content["text"])
@@ -153,7 +167,7 @@ def _run_id(run: dict, fallback: str) -> str:
     return str(value) if value not in (None, "") else fallback
 
 
-# ---------------------------------------------------------------- the three formats
+# ---------------------------------------------------------------- the four formats
 
 
 def detect_format(run: Any) -> str:
@@ -180,24 +194,31 @@ def detect_format(run: Any) -> str:
         ):
             return "anthropic"
         return "openai"
+    if "input" in run and isinstance(run["input"], str | list):
+        return "openai_responses"
     if "question" in run or "tool_results" in run or "answer" in run:
         return "generic"
     keys = ", ".join(sorted(run)[:8]) or "none"
     raise RunFormatError(
-        f"not a run: no 'messages' (OpenAI / Anthropic) nor 'question' + 'tool_results' + "
-        f"'answer' (generic); keys: {keys}"
+        f"not a run: no 'messages' (OpenAI / Anthropic), 'input' (OpenAI Responses) nor "
+        f"'question' + 'tool_results' + 'answer' (generic); keys: {keys}"
     )
 
 
 def parse_run(run: Any, fallback_id: str = "") -> AgentRun:
-    """One run in any of the three formats; raises RunFormatError naming what is wrong."""
+    """One run in any of the four formats; raises RunFormatError naming what is wrong."""
     kind = detect_format(run)
     fallback = (
         fallback_id
         or "run-"
         + hashlib.sha256(json.dumps(run, sort_keys=True, default=str).encode()).hexdigest()[:12]
     )
-    parser = {"openai": _openai, "anthropic": _anthropic, "generic": _generic}[kind]
+    parser = {
+        "openai": _openai,
+        "anthropic": _anthropic,
+        "openai_responses": _responses,
+        "generic": _generic,
+    }[kind]
     parsed = parser(run, _run_id(run, fallback))
     parsed.tool_descriptions = _tool_descriptions(run)
     if not parsed.question and parsed.answer is None and not parsed.calls:
@@ -327,6 +348,59 @@ def _anthropic(run: dict, run_id: str) -> AgentRun:
     return parsed
 
 
+def _responses(run: dict, run_id: str) -> AgentRun:
+    declared = run.get("tools")
+    if isinstance(declared, list):  # built-in tools ({"type": "web_search"}) declare no schema
+        run = {**run, "tools": [t for t in declared if not _builtin(t)]}
+    parsed = AgentRun(
+        run_id, "openai_responses", "", [], _tool_schemas(run), model=run.get("model")
+    )
+    if isinstance(run.get("instructions"), str) and run["instructions"].strip():
+        parsed.user_texts.append(run["instructions"])
+    items = run.get("input")
+    items = [{"role": "user", "content": items}] if isinstance(items, str) else items
+    output = run.get("output", [])
+    if not isinstance(items, list) or not isinstance(output, list):
+        raise RunFormatError("'input' and 'output' must be text or lists of items")
+    places = [f"input[{i}]" for i in range(len(items))]
+    places += [f"output[{i}]" for i in range(len(output))]
+    names: dict[str, str] = {}
+    last_text: tuple[int, str] | None = None
+    for index, (where, item) in enumerate(zip(places, [*items, *output], strict=True)):
+        if not isinstance(item, dict):
+            raise RunFormatError(f"{where} is not an object")
+        kind = item.get("type") or ("message" if "role" in item else None)
+        if kind == "message":
+            role, text = item.get("role"), _text(item.get("content"))
+            if role in ("system", "developer", "user"):
+                parsed.user_texts.append(text)
+                parsed.question = text if role == "user" else parsed.question
+            elif role == "assistant":
+                last_text = (index, text) if text.strip() else last_text
+            else:
+                raise RunFormatError(f"{where} has unknown role {role!r}")
+        elif kind == "function_call":
+            call_id, name = item.get("call_id") or item.get("id"), item.get("name")
+            if not call_id or not name:
+                raise RunFormatError(f"{where}: function_call without call_id or name")
+            args, error = _call_args(item.get("arguments"), where)
+            parsed.calls.append(ToolCall(str(call_id), name, args, index, error))
+            names[str(call_id)] = name
+        elif kind == "function_call_output":
+            if not item.get("call_id"):
+                raise RunFormatError(f"{where}: function_call_output without call_id")
+            call_id, body = str(item["call_id"]), item.get("output")
+            body = _text(body) if isinstance(body, list) else body
+            name = names.get(call_id, "unknown")
+            parsed.results.append(ToolResult(call_id, name, parse_json_text(body), index))
+    parsed.answer = _final(last_text, parsed)
+    return parsed
+
+
+def _builtin(tool: Any) -> bool:
+    return isinstance(tool, dict) and tool.get("type") not in (None, "function")
+
+
 def _generic(run: dict, run_id: str) -> AgentRun:
     question = run.get("question")
     if not isinstance(question, str) or not question.strip():
@@ -380,9 +454,9 @@ def iter_sources(path: Path) -> list[Path]:
 
 
 def read_file(path: Path) -> Iterator[AgentRun | RunError]:
-    """The runs of one file: a JSON run, a JSON list of runs (or of one run's messages), or
-    JSONL with one run a line. An unreadable line or run is a RunError; the rest go on.
-    Raises OSError / UnicodeDecodeError when the file itself cannot be read."""
+    """The runs of one file: a JSON run, a JSON list of runs (or of one run's messages or
+    Responses items), or JSONL with one run a line. An unreadable line or run is a RunError;
+    the rest go on. Raises OSError / UnicodeDecodeError when the file itself cannot be read."""
     text = path.read_text(encoding="utf-8")
     stem = path.stem
     if path.suffix == ".jsonl" or (path.suffix != ".json" and "\n{" in text.strip()):
@@ -404,11 +478,17 @@ def read_file(path: Path) -> Iterator[AgentRun | RunError]:
         return
     if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
         data = {"messages": data}  # a bare message list is one OpenAI / Anthropic run
+    elif isinstance(data, list) and data and all(_responses_item(m) for m in data):
+        data = {"input": data}  # a bare item list (the Agents SDK's to_input_list()): one run
     if isinstance(data, list):
         for index, record in enumerate(data):
             yield _parsed(record, f"{stem}:{index}", f"{path.name}[{index}]")
         return
     yield _parsed(data, stem, path.name)
+
+
+def _responses_item(item: Any) -> bool:
+    return isinstance(item, dict) and ("role" in item or item.get("type") in RESPONSES_ITEMS)
 
 
 def _parsed(record: Any, fallback: str, source: str) -> AgentRun | RunError:
