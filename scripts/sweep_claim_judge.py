@@ -7,10 +7,10 @@ On a GPU machine every recipe below trains its three fold models side by side; e
 its held-out fold, the recipe with the best out-of-fold AUC is trained once more on every row, and
 its weights come back as fp16 (export to int8 ONNX happens here: `train_claim_judge.py export`).
 
-Only torch, transformers, safetensors and onnxruntime are needed there (no project install): the
-rows, the fit claims, the fp16 init checkpoint and snowballstemmer travel in `.gpu/` (ignored by
-git; name it in the device call's `carry`), made here by `prepare`. The tracked ONNX models must
-be moved out of the working tree for the call (the tree travels, at most 64 MiB).
+Only torch, transformers, tokenizers, safetensors and onnxruntime are needed there (no project
+install): the rows, the fit claims, the fp16 init checkpoint and snowballstemmer travel in
+`.gpu/` (ignored by git; name it in the device call's `carry`), made here by `prepare`. The
+tracked ONNX models must be moved out of the working tree for the call (at most 64 MiB travels).
 
 Session 28 (bench/results/claim_judge_sweep.json): "distill" won (out-of-fold claim AUC 0.784
 against 0.761 for v1's recipe, the GGUF 0.805); held out its model was better per claim (AUC 0.777
@@ -166,19 +166,6 @@ def _run_all(commands: list[list[str]], log: Path) -> None:
     print(f"{len(commands)} jobs in {time.time() - started:.0f}s, {failed} failed", flush=True)
 
 
-def _model(checkpoints: list[Path]):
-    """One checkpoint, or the mean of several seeds' weights (same init: a model soup)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification
-
-    models = [AutoModelForSequenceClassification.from_pretrained(str(c)) for c in checkpoints]
-    if len(models) > 1:
-        states = [m.state_dict() for m in models]
-        mean = {k: torch.stack([s[k].float() for s in states]).mean(0) for k in states[0]}
-        models[0].load_state_dict(mean)
-    return models[0].float().eval()
-
-
 def _scores(model, tokenizer, pairs: list[tuple[str, str]]) -> list[float]:
     import torch
 
@@ -249,7 +236,7 @@ def sweep(
         logits = [0.0] * len(claims)
         try:
             for fold in range(FOLDS):
-                model = _model(folders[(name, fold)])
+                model = base.mean_model(folders[(name, fold)])
                 mine = [i for i, c in enumerate(claims) if c["fold"] == fold]
                 pairs = [(claims[i]["claim_side"], claims[i]["evidence_side"]) for i in mine]
                 for i, score in zip(mine, _scores(model, tokenizer, pairs), strict=True):
@@ -282,7 +269,7 @@ def sweep(
             _job(folder, _rows_for(rows, recipe, None, teacher), recipe, seed, init, max_steps)
         )
     _run_all(commands, log)
-    model = _model(finals)
+    model = base.mean_model(finals)
     pairs = [(c["claim_side"], c["evidence_side"]) for c in claims]
     results["final_logits"] = _scores(model, tokenizer, pairs)  # in-sample: to compare with int8
     results["total_s"] = round(time.time() - started)
@@ -293,16 +280,19 @@ def sweep(
     shutil.copy(work / "final" / "config.json", out / "config.json")
     (out / "results.json").write_text(json.dumps(results, indent=1))
     print(f"final model of {best} written, {results['total_s']}s in all", flush=True)
+    from stages.models.onnx_pairs import OnnxPairScorer  # numpy only at import time
+
     try:  # the out-of-fold logits again, as the shipped int8 ONNX model would give them
         int8 = [0.0] * len(claims)
         for fold in range(FOLDS):
             folder = work / f"{best}-f{fold}-mean"
-            _model(folders[(best, fold)]).save_pretrained(str(folder))
+            base.mean_model(folders[(best, fold)]).save_pretrained(str(folder))
             tokenizer.save_pretrained(str(folder))
-            base.export(folder, folder / "onnx")
+            base.export(folder, folder / "onnx", per_channel=True)  # as v2 would ship
             mine = [i for i, c in enumerate(claims) if c["fold"] == fold]
             pairs = [(claims[i]["claim_side"], claims[i]["evidence_side"]) for i in mine]
-            for i, score in zip(mine, _onnx_scores(folder / "onnx", pairs), strict=True):
+            scorer = OnnxPairScorer(folder / "onnx", max_length=MAX_LENGTH)  # as `logits` does
+            for i, score in zip(mine, scorer.score(pairs), strict=True):
                 int8[i] = score
         results["oof_logits_int8"] = int8
         results["oof_auc_int8"] = round(base._auc(int8, labels), 4)
@@ -311,29 +301,6 @@ def sweep(
     results["total_s"] = round(time.time() - started)
     (out / "results.json").write_text(json.dumps(results, indent=1))
     print(f"done, {results['total_s']}s in all", flush=True)
-
-
-def _onnx_scores(model_dir: Path, pairs: list[tuple[str, str]]) -> list[float]:
-    import onnxruntime
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    session = onnxruntime.InferenceSession(str(model_dir / "model.onnx"))
-    names = {i.name for i in session.get_inputs()}
-    out: list[float] = []
-    for start in range(0, len(pairs), 64):
-        chunk = pairs[start : start + 64]
-        encoded = tokenizer(
-            [a for a, _ in chunk],
-            [b for _, b in chunk],
-            truncation="only_second",
-            max_length=MAX_LENGTH,
-            padding=True,
-            return_tensors="np",
-        )
-        feed = {k: v.astype("int64") for k, v in encoded.items() if k in names}
-        out += session.run(None, feed)[0].reshape(-1).tolist()
-    return out
 
 
 def main() -> None:

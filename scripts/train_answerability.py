@@ -663,17 +663,25 @@ def _length_batches(rows: list[dict], tokenizer, batch_size: int, epochs: int) -
 def average(checkpoints: list[Path], out: Path) -> None:
     """The mean of several checkpoints' weights (a "model soup"; same base, same shapes): it
     keeps what the runs agree on, and is less a pick of one run's noise than any one of them."""
+    from transformers import AutoTokenizer
+
+    _save(mean_model(checkpoints), AutoTokenizer.from_pretrained(str(checkpoints[0])), out)
+    print(f"saved {out}: the mean of {len(checkpoints)} checkpoints")
+
+
+def mean_model(checkpoints: list[Path]):
+    """One checkpoint as an fp32 model, or the mean of several checkpoints' weights."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
     models = [
         AutoModelForSequenceClassification.from_pretrained(str(c)).float() for c in checkpoints
     ]
-    states = [m.state_dict() for m in models]
-    mean = {k: torch.stack([s[k] for s in states]).mean(dim=0) for k in states[0]}
-    models[0].load_state_dict(mean, strict=True)
-    _save(models[0], AutoTokenizer.from_pretrained(str(checkpoints[0])), out)
-    print(f"saved {out}: the mean of {len(checkpoints)} checkpoints")
+    if len(models) > 1:
+        states = [m.state_dict() for m in models]
+        mean = {k: torch.stack([s[k] for s in states]).mean(dim=0) for k in states[0]}
+        models[0].load_state_dict(mean, strict=True)
+    return models[0].eval()
 
 
 def check(checkpoint: Path, data: Path, limit: int = 0) -> dict:

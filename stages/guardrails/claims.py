@@ -326,11 +326,7 @@ def _tables(masked: str) -> list[list[tuple[int, int]]]:
     tables: list[list[tuple[int, int]]] = []
     last_end = -2
     for m in TABLE_ROW_RE.finditer(masked):
-        if (
-            tables
-            and masked[last_end : m.start()].strip("\n \t") == ""
-            and (masked.count("\n", last_end, m.start()) == 1)
-        ):
+        if tables and masked.count("\n", last_end, m.start()) == 1:  # the next line
             tables[-1].append((m.start(), m.end()))
         else:
             tables.append([(m.start(), m.end())])

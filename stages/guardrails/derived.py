@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from stages.common.text import NUMBER_RE, canonical_number, stem, words
+from stages.common.text import MONTHS, NUMBER_RE, canonical_number, dates_in, stem, words
 
 APPROX_RE = re.compile(
     r"(?i)(?:\b(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|more than|"
@@ -63,8 +63,6 @@ def _timeline_date(value: str, spans_text: str) -> bool:
     """A full date the spans write in two places, as a timeline does ("1765 ... Nov. 1: the
     Stamp Act goes into effect"): its day and month with no year after them, and its year on its
     own. Not when the spans give that day and month another year."""
-    from stages.common.text import MONTHS, dates_in
-
     found = re.fullmatch(r"date:(\d{4})-(\d{2})-(\d{2})", value)
     if not found:
         return False
