@@ -163,10 +163,17 @@ def test_references_resolve_by_id_or_position_and_an_unretrieved_one_is_reported
         "Let me know if you have any other questions.",
         "In summary:",
         "It is always best to consult a veterinarian.",
+        "However, for a more detailed guide, you may need to consult additional sources.",
+        "The passages provide the necessary information to answer the question.",
     ],
 )
 def test_framing_is_recognised(text):
     assert framing.kind_of(text) == "framing"
+
+
+def test_a_sentence_about_a_passage_is_framing_once_its_reference_is_lifted():
+    found = claims.decompose("Passage 3 provides the necessary information to answer the question.")
+    assert [c.kind for c in found] == ["framing"]
 
 
 @pytest.mark.parametrize(
@@ -175,6 +182,8 @@ def test_framing_is_recognised(text):
         "Based on the passages, the plan costs €44.",
         "Overall, support is included in the Business plan.",
         "There are 3 plans:",  # a figure: checkable
+        "Check the oil level with the dipstick.",
+        "The passages contain information about the 1998 merger.",
     ],
 )
 def test_a_fact_after_a_preamble_stays_a_claim(text):
@@ -188,6 +197,28 @@ def test_a_refusal_is_checked_against_the_evidence():
     assert framing.kind_of(lacking) == framing.kind_of(present) == "refusal"
     assert framing.refusal_support(lacking, spans)[0] == 1.0
     assert framing.refusal_support(present, spans)[0] < 0.85
+
+
+def test_each_item_of_a_list_a_refusal_opens_is_a_refusal_of_that_item():
+    answer = (
+        "The Business plan costs €44 per user per month.\n\n"
+        "Unable to answer based on the given passages:\n\n"
+        "* Whether it includes phone support\n"
+        "* The monthly uptime of the Enterprise SLA"
+    )
+    found = [c for c in claims.decompose(answer) if c.kind == "refusal"]
+    assert [c.text.split(": ")[-1] for c in found[1:]] == [
+        "Whether it includes phone support",
+        "The monthly uptime of the Enterprise SLA",
+    ]
+    spans = [e["text"] for e in EVIDENCE.values()]
+    assert framing.refusal_support(found[1].text, spans)[0] == 1.0  # "phone" is in no span
+    assert framing.refusal_support(found[2].text, spans)[0] < 0.85  # every word is
+
+
+def test_a_conditional_refusal_is_a_refusal():
+    text = "If these signs are not present in the passages, it is not possible to answer."
+    assert framing.kind_of(text) == "refusal"
 
 
 # --- checks ---------------------------------------------------------------------------------
@@ -227,6 +258,8 @@ def test_a_reference_to_a_passage_that_was_not_retrieved_fails_citations():
         ("In September it is 58 degrees Fahrenheit (14 degrees Celsius).", "September: 58 °F."),
         ("Together they cost €30.", "The pen costs €10 and the book costs €20."),  # a sum
         ("There are two types: essential and non-essential.", "Essential and non-essential."),
+        # "of" after the counted noun is no noun: the spans' "eight of them" counts nothing here
+        ("There are two types of amino acids - essential and non-essential.", "Eight of them."),
         ("The total is 92.30 euros.", "amount: 92.3\ncurrency: EUR"),  # trailing zero
         # a timeline: the year on its own line, the day and month under it
         ("It took effect on November 1, 1765.", "1765____. Nov. 1: The act takes effect."),
@@ -269,8 +302,39 @@ def test_an_imperative_opener_or_list_label_is_not_a_name():
     for text in ("Allow it to dry completely.", "Collect your data: Decide on a scale."):
         assert groundedness.check_entities(text, span).score == 1.0, text
     assert groundedness.check_entities("Fabrikam released the data.", span).score == 0.0
+    # a word the claim also writes in lower case is a word where it opens a sentence or item
+    labels = "Add labels and titles: Label each bar with its category."
+    assert groundedness.check_entities(labels, ["Each bar shows a category."]).score == 1.0
     nics = ["Employers pay lower NICs."]
     assert groundedness.check_entities("They pay National Insurance Contributions (NICs).", nics)
+
+
+def test_a_negation_proves_nothing_about_a_word_the_sentence_also_restates_without_one():
+    poach = [
+        "Float the pod in the boiling water, making sure it stays upright and no water gets in."
+    ]
+    claim = "Place the pod in the boiling water and make sure it stays upright."
+    assert groundedness.check_polarity(claim, poach).score == 1.0
+    both = [
+        "Nonessential amino acids can be made by the body, while essential amino acids "
+        "cannot be made by the body."
+    ]
+    claim = "Essential amino acids are those that cannot be made by the body."
+    assert groundedness.check_polarity(claim, both).score == 1.0
+    # a negation over words restated only there still proves a flip, either way
+    assert (
+        groundedness.check_polarity(
+            "Make sure water gets into the pod.", ["Make sure no water gets into the pod."]
+        ).score
+        == 0.0
+    )
+    assert (
+        groundedness.check_polarity(
+            "Essential amino acids can be made by the body.",
+            ["Essential amino acids cannot be made by the body."],
+        ).score
+        == 0.0
+    )
 
 
 # --- the gate -------------------------------------------------------------------------------

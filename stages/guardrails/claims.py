@@ -43,7 +43,8 @@ from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sent
 # 1.4: a clause split needs a main-clause verb with its own subject on each side (parsed).
 # 1.5: markdown tables (header framing, a row a claim naming its cells by column); a list item
 # without a verb carries the line that introduced the list.
-VERSION = "1.5.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+# 1.6: an item of a list a refusal introduces ("Not in the passages:") is a refusal of that item.
+VERSION = "1.6.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -422,7 +423,9 @@ def decompose(answer: str | None) -> list[Claim]:
             if not words(text):
                 continue
             kind = "framing" if heading else framing.kind_of(text)
-            if is_item and lead and kind == "claim" and _verbless(text):
+            if is_item and lead and kind == "claim" and framing.kind_of(lead) == "refusal":
+                kind, text = "refusal", f"{lead} {text}"  # an item of "Not in the passages:"
+            elif is_item and lead and kind == "claim" and _verbless(text):
                 text = f"{lead} {text}"
             claims.append(
                 Claim(text, list(ids), index, kind, start + at, start + cursor, list(refs))

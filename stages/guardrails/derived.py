@@ -24,6 +24,9 @@ UNIT_RE = re.compile(
     r"inch(?:es)?|yards?|yd|lit(?:er|re)s?|gallons?|gal|ml|hours?|hrs?|minutes?|mins?|"
     r"seconds?|days?|weeks?|months?|years?|mph|kph|km/h)\b"
 )
+FUNCTION_WORDS = frozenset(
+    ("of", "the", "a", "an", "and", "or", "in", "on", "to", "for", "with", "by")
+)
 SMALL_COUNTS = {
     w: n
     for n, w in enumerate(
@@ -52,7 +55,8 @@ def _counted(number: float, claim: str, spans_text: str, numeric: frozenset[str]
         found = re.search(rf"\b{word}\s+([a-z-]+)(?:\s+([a-z-]+))?", lowered)
         if n != number or not found:
             continue
-        nouns = {stem(w) for w in found.groups() if w}  # "two types", "two main types"
+        # "two types", "two main types"; not "of" in "two types of amino acids"
+        nouns = {stem(w) for w in found.groups() if w and w not in FUNCTION_WORDS}
         tokens = words(spans_text)
         before = [tokens[i - 1] for i, t in enumerate(tokens) if i and stem(t) in nouns]
         return not any(t.isdigit() or t in numeric for t in before)

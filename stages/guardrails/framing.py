@@ -21,7 +21,7 @@ import re
 
 from stages.common.text import content_tokens
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: pointing to other sources is framing; "the necessary information" is meta
 
 _SOURCES = (
     r"(?:passages?|context|information(?: provided| given)?|texts?|documents?|sources?|"
@@ -51,6 +51,13 @@ ADVICE_RE = re.compile(
     r"(?:advice|help) (?:of|from))\b.{0,40}\b(?:doctor|professional|physician|expert|healthcare "
     r"provider|specialist|veterinarian|vet|lawyer|attorney|accountant|pharmacist|dermatologist)s?\b"
 )
+# Pointing the reader elsewhere: "you may need to consult additional sources beyond the given
+# passages", "for more details, refer to other resources"
+ELSEWHERE_RE = re.compile(
+    r"(?i)\b(?:consult|refer to|look (?:at|for|into)|check|seek|search(?: for)?|see|read)\s+"
+    r"(?:\w+\s+){0,2}(?:other|additional|further|more|external|outside|different|reliable)\s+"
+    r"(?:sources?|resources?|references?|materials?|guides?|information)\b"
+)
 REFUSAL_RE = re.compile(
     rf"(?i)\b{_SOURCES}\b[^.]{{0,60}}?\b(?:do(?:es)? not|don't|doesn't|did not|didn't|fails? to|"
     r"never)\s+(?:\w+\s+)?(?:mention|provide|contain|include|specify|say|state|give|address|"
@@ -62,8 +69,10 @@ REFUSAL_RE = re.compile(
     r"|\b(?:i(?:'m|’m| am)?\s+)?(?:unable|not able) to\s+(?:provide|find|answer|determine|give|say|"
     r"confirm)\b|\bi (?:cannot|can't|can’t|could not|couldn't) (?:provide|find|answer|determine|"
     r"give|say|confirm)\b"
+    r"|\bit is not possible to (?:answer|determine|say|tell|know)\b"
     r"|\b(?:is|are|was|were) not (?:explicitly |specifically |directly )?(?:mentioned|specified|"
-    rf"stated|provided|given|discussed|addressed|included|listed|clear)\s+in\s+(?:the|any of the)"
+    rf"stated|provided|given|discussed|addressed|included|listed|clear|present)\s+in\s+"
+    rf"(?:the|any of the)"
     rf"\s+(?:given\s+|provided\s+)?{_SOURCES}"
 )
 # Words a refusal uses to name what is missing, not the missing thing itself
@@ -77,7 +86,12 @@ BOILERPLATE = frozenset(
 )
 
 
-META_WORDS = frozenset(content_tokens("therefore thus so answer based found can see understand"))
+META_WORDS = frozenset(
+    content_tokens(
+        "therefore thus so answer based found can see understand necessary sufficient enough "
+        "relevant needed required useful helpful provides contains"
+    )
+)
 
 
 def strip_preamble(text: str) -> str:
@@ -96,7 +110,7 @@ def kind_of(text: str) -> str:
         return "framing"
     if body.rstrip().endswith(":") and not has_figure:
         return "framing"  # a lead-in to the list or passage that follows
-    if ADVICE_RE.search(body) and len(body.split()) <= 30:
+    if (ADVICE_RE.search(body) or ELSEWHERE_RE.search(body)) and len(body.split()) <= 30:
         return "framing"
     if not set(content_tokens(body)) - BOILERPLATE - META_WORDS:
         return "framing"  # "The answer is based on the information provided in the passages."

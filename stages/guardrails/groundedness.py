@@ -81,12 +81,16 @@ def spacy_stop_words() -> frozenset[str]:
 SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
-    "figures": "2.3.0",  # 2.1: derived; 2.2: the question's, trailing zeros; 2.3: timeline dates
+    # 2.1: derived; 2.2: the question's, trailing zeros; 2.3: timeline dates; 2.4: "two types of"
+    "figures": "2.4.0",
     "scale": "2.0.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
-    "entities": "2.3.0",
-    "polarity": "2.1.0",  # 2.1: glued web sentences split; a span's negation scopes forward
+    # 2.4: an opener the claim also writes in lower case is a word
+    "entities": "2.4.0",
+    # 2.1: glued web sentences split; a span's negation scopes forward; 2.2: not over a word the
+    # span sentence also restates unnegated
+    "polarity": "2.2.0",
     "citations": "1.0.0",
     "injection": "1.1.0",
     "lexical": "1.0.0",
@@ -128,23 +132,9 @@ COMMON_WORDS = frozenset(STOPWORDS | SPACY_STOP_WORDS) | {
     "kelvin",
 }
 # A hyphenated first word opening with one of these is a word ("Anti-cancer", "Non-essential").
-WORD_PREFIXES = frozenset(
-    [
-        "anti",
-        "non",
-        "pre",
-        "post",
-        "multi",
-        "self",
-        "well",
-        "co",
-        "re",
-        "over",
-        "under",
-        "semi",
-        "sub",
-    ]
-)
+WORD_PREFIXES = frozenset({"anti", "non", "pre", "post", "multi", "self", "well", "co", "re"}) | {
+    "over", "under", "semi", "sub"
+}  # fmt: skip
 # Each pair: a word and its opposite direction. A claim using one side of a pair while the span
 # it restates uses only the other side has changed the meaning.
 DIRECTION_PAIRS = (
@@ -468,6 +458,7 @@ def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool
 
 
 _TAGGER_LOCK = threading.Lock()
+LOWER_WORD_RE = re.compile(r"\b[a-z][\w-]*")
 
 
 @functools.cache
@@ -509,15 +500,16 @@ def check_entities(
     openers = {m.group(1): body[m.start(1) :] for m in re.finditer(r":\s+([\w-]+)", body)}
     if first_word:
         openers[first_word] = body[first.start(1) :]
+    # words: the question's, and those the claim writes in lower case ("Add labels and titles:
+    # Label each bar"), for a name is capitalised wherever it is written
+    known_words = vocabulary | _vocabulary(f"{context} {' '.join(LOWER_WORD_RE.findall(body))}")
     unknown = set()
     for name in names:
         if _name_known(name, vocabulary) or _question_spelling(name, vocabulary, context):
             continue
         if _expands_acronym(name, body, vocabulary):
             continue
-        if name in openers and _first_word_is_ordinary(
-            name, openers[name], vocabulary | _vocabulary(context)
-        ):
+        if name in openers and _first_word_is_ordinary(name, openers[name], known_words):
             continue
         unknown.add(name)
     identifiers = IDENTIFIER_RE.findall(claim)
@@ -609,12 +601,15 @@ def check_polarity(claim: str, spans: list[str], min_overlap: float = 0.5) -> Ch
     claim_words = words(body)
     claim_neg = any(_is_negation(w) for w in claim_words)
     # a negation scopes forward: "not physically connected as they are discrete" negates
-    # "connected", not "discrete"
-    span_neg = any(
-        _is_negation(w) and any(0 < h - i <= NEGATION_WINDOW + 1 for h in hits)
-        for i, w in enumerate(window)
-    )
-    if claim_neg != span_neg:
+    # "connected", not "discrete". A word the sentence restates both negated and not ("in the
+    # boiling water, making sure no water gets in"; "A can be made, B cannot be made") proves
+    # neither polarity.
+    negations = [i for i, w in enumerate(window) if _is_negation(w)]
+    near = {h for h in hits if any(0 < h - i <= NEGATION_WINDOW + 1 for i in negations)}
+    negated = {stem(window[h]) for h in near}
+    plain = {stem(window[h]) for h in hits - near}
+    span_neg = bool(negated - plain)
+    if claim_neg != span_neg and not negated & plain:
         what = "adds a negation" if claim_neg else "drops the evidence's negation"
         return CheckResult("polarity", 0.0, [f"the claim {what}"], True)
     claim_set, span_words = set(claim_words), set(window)
