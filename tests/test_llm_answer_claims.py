@@ -305,6 +305,10 @@ def test_an_imperative_opener_or_list_label_is_not_a_name():
     # a word the claim also writes in lower case is a word where it opens a sentence or item
     labels = "Add labels and titles: Label each bar with its category."
     assert groundedness.check_entities(labels, ["Each bar shows a category."]).score == 1.0
+    # an imperative the tagger calls a proper noun is a verb once lower-cased; a name is not
+    imperative = "Label the x-axis with the categories you compare."
+    assert groundedness.check_entities(imperative, span).score == 1.0
+    assert groundedness.check_entities("Mark visited the plant.", span).score == 0.0
     nics = ["Employers pay lower NICs."]
     assert groundedness.check_entities("They pay National Insurance Contributions (NICs).", nics)
 

@@ -86,7 +86,7 @@ CHECKS = {
     "scale": "2.0.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
-    # 2.4: an opener the claim also writes in lower case is a word
+    # 2.4: an opener the claim also writes in lower case, or a verb once lower-cased, is a word
     "entities": "2.4.0",
     # 2.1: glued web sentences split; a span's negation scopes forward; 2.2: not over a word the
     # span sentence also restates unnegated
@@ -454,7 +454,9 @@ def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool
     tag = first_word_tag(claim)
     if tag is None:  # no tagger: the shape of the word decides
         return bool(COMMON_WORD_SUFFIXES.search(folded))
-    return tag != "PROPN"
+    # the small tagger calls an imperative opener ("Label the x-axis…") a proper noun; written
+    # in lower case it reads the verb, where a name ("fabrikam released…") stays a noun
+    return tag != "PROPN" or first_word_tag(claim[:1].lower() + claim[1:]) == "VERB"
 
 
 _TAGGER_LOCK = threading.Lock()
