@@ -341,6 +341,24 @@ def test_a_negation_proves_nothing_about_a_word_the_sentence_also_restates_witho
     )
 
 
+def test_lexical_weight_blends_the_word_share_into_judged_claims_of_long_answers_only():
+    # "waived", "every", "customer" are in no span; "support", "business", "plan" are
+    claim = "Support is waived for every customer on the Business plan."
+    two = f"The Business plan costs €44 per user per month. {claim}"
+    blended = run(two, FakeJudge(0.6), aggregate="floor_mean", lexical_weight=0.25)
+    judge_alone = run(two, FakeJudge(0.6), aggregate="floor_mean")
+    support = [c for c in blended["claims"] if c["text"].startswith("Support")][0]
+    alone = [c for c in judge_alone["claims"] if c["text"].startswith("Support")][0]
+    share = groundedness.check_lexical(claim, [EVIDENCE["E1"]["text"]]).score
+    assert 0 < share < 1
+    assert alone["score"] == pytest.approx(0.6 / 0.9)
+    assert support["score"] == pytest.approx((0.6 + 0.25 * share) / (0.9 * 1.25), abs=0.01)
+    assert "of its words in the evidence" in " ".join(support["reasons"])
+    # a one-claim answer keeps the min gate and the judge's P(yes) alone
+    one = run(claim, FakeJudge(0.6), aggregate="floor_mean", lexical_weight=0.25)
+    assert one["claims"][0]["score"] == pytest.approx(0.6 / 0.9)
+
+
 # --- the gate -------------------------------------------------------------------------------
 
 

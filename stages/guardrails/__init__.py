@@ -250,6 +250,11 @@ def check(
     recited: set[int] = set()  # sentences with a re-cited claim
     final_ids: list[tuple[int, list[str]]] = []  # (sentence, ids) of each claim as checked
 
+    # the floor_mean gate will decide this answer (gate.long_answer_gate counts the same claims)
+    long_answer = config.aggregate == "floor_mean" and (
+        sum(c.kind != "framing" for c in decomposed) >= config.long_answer_claims
+    )
+
     def scored_with(claim: claims_mod.Claim) -> tuple[list[dict], ClaimScore]:
         chosen = spans_of(claim.evidence_ids, evidence)
         if claim.refs:  # a model's own reference is checked first, not alone: citing the
@@ -268,6 +273,7 @@ def check(
             headings=headings_of(chosen),
             part=len(decomposed) > 1,
             title=str(chosen[0].get("title") or "") if chosen else "",
+            long_answer=long_answer,
         )
         return chosen, scored
 

@@ -58,6 +58,12 @@ class Config(BaseModel):
         2, ge=1, description="floor_mean: answers with fewer scored claims use the min gate"
     )
     critical_weight: float = Field(2.0, ge=1, description="weight of critical claims in the mean")
+    # floor_mean answers: a judged claim's support blends the judge's P(yes) with the share of
+    # its content words the evidence holds, (p + w * share) / (judge_threshold * (1 + w)): a fact
+    # an LLM adds brings words no span has, which the judge alone underweights. 0: the judge alone.
+    lexical_weight: float = Field(
+        0.0, ge=0, le=5, description="floor_mean: weight of the claim's word share beside P(yes)"
+    )
     max_revise_rounds: int = Field(2, ge=0, le=5)
     revise_round: int = Field(0, ge=0, description="set by the flow's revise loop")
     # claims and support

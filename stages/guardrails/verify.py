@@ -47,6 +47,7 @@ def verify_claim(
     headings: str = "",
     part: bool = False,
     title: str = "",
+    long_answer: bool = False,
 ) -> ClaimScore:
     """Groundedness in [0, 1] of one claim: deterministic checks capped by the support score.
 
@@ -61,7 +62,9 @@ def verify_claim(
     Enterprise question), so it goes to the judge as a proposed answer to `question`.
 
     `part`: the claim is one of several of its answer, so the judge asks whether it supports
-    that part, not whether it answers the whole (a two-part question) question.
+    that part, not whether it answers the whole (a two-part question) question. `long_answer`:
+    the floor_mean gate decides its answer, so the judge's P(yes) is blended with the claim's
+    word share (`lexical_weight`).
     """
     checks = groundedness.deterministic_checks(
         text,
@@ -120,9 +123,13 @@ def verify_claim(
                 0.0, critical, "error", checks, [*reasons, why], error=True, route="error"
             )
     threshold = config.short_answer_threshold if short_answer else config.judge_threshold
-    support = min(1.0, p_supported / threshold)
+    weight = config.lexical_weight if long_answer and not short_answer else 0.0
+    support = min(1.0, (p_supported + weight * lexical.score) / (threshold * (1 + weight)))
     if support < config.emit_threshold:
-        reasons.append(f"the {verdict.backend} judge finds it unsupported (p={p_supported:.2f})")
+        share = f", {lexical.score:.0%} of its words in the evidence" if weight else ""
+        reasons.append(
+            f"the {verdict.backend} judge finds it unsupported (p={p_supported:.2f}{share})"
+        )
     route = "short_answer" if short_answer else "judge"
     return ClaimScore(support, critical, verdict.backend, checks, reasons, route=route)
 

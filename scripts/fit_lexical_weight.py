@@ -1,0 +1,120 @@
+"""Fit `lexical_weight` with the answer line on the RAGTruth QA FIT split (issue 41).
+
+A judged claim of a floor_mean answer can blend the judge's P(yes) with the share of its content
+words the evidence holds (`stages.guardrails.verify`, `Config.lexical_weight`). For each weight,
+`python -m bench.ragtruth --split fit` is run in process (judge verdicts cached: no model call
+once the cache holds them); the gate is replayed over its claim rows for each answer line (an
+answer is flagged when a scored claim is below the line, which is what floor_mean with
+claim_floor >= answer_threshold does; the gate's other causes, such as a copied answer that
+does not answer, are left out of the replay, so its F1 runs a little above the bench's).
+Chosen: the best response-level F1 among the settings that flag at least `--min-recall` of the
+hallucinated answers (ties: smaller weight, higher line);
+the claim-level AUC of each weight is reported beside it (a claim is unsupported when it overlaps
+a labelled hallucinated span). `--report` then measures the chosen setting and the configured one
+on the REPORT split, once, and writes both beside the fit.
+
+Usage:
+  python scripts/fit_lexical_weight.py [--report] [--out bench/results/ragtruth-lexical-weight.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+LINES = tuple(round(0.3 + 0.025 * i, 3) for i in range(23))  # 0.3 … 0.85
+OUT = ROOT / "bench" / "results" / "ragtruth-lexical-weight.json"
+
+
+def bench_run(split: str, settings: dict) -> tuple[dict, list[dict]]:
+    """One bench run over `split` with these guardrails settings: its response-level figures
+    and every claim row."""
+    from bench import ragtruth
+
+    with tempfile.TemporaryDirectory() as results:
+        outcome = ragtruth.run(Path(results), {"guardrails": settings}, split=split, speed=False)
+    with ragtruth.CLAIM_ROWS.open(encoding="utf-8") as rows:
+        return outcome["splits"][split]["response"], [json.loads(line) for line in rows]
+
+
+def replay(rows: list[dict], line: float) -> dict:
+    """Response-level precision, recall, F1 and correct-flag rate when an answer is flagged
+    for a scored claim below `line`."""
+    answers: dict[str, list[dict]] = collections.defaultdict(list)
+    for row in rows:
+        answers[row["id"]].append(row)
+    tp = fp = positives = negatives = 0
+    for claims in answers.values():
+        hallucinated = claims[0]["response_hallucinated"]
+        scores = [
+            c["score"] for c in claims if c["score"] is not None and c["status"] != "not_a_claim"
+        ]
+        flagged = bool(scores) and min(scores) < line
+        positives += hallucinated
+        negatives += not hallucinated
+        tp += hallucinated and flagged
+        fp += flagged and not hallucinated
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / positives if positives else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "correct_flag_rate": round(fp / negatives, 4) if negatives else None,
+    }
+
+
+def claim_auc(rows: list[dict]) -> float | None:
+    from bench.paraphrase import auc
+
+    judged = [r for r in rows if r["judge"] == "llm" and r["score"] is not None]
+    labels = [not (r["label_overlap"] or 0) > 0.3 for r in judged]
+    return auc([r["score"] for r in judged], labels)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--min-recall", type=float, default=0.8)
+    parser.add_argument("--report", action="store_true", help="then measure on the REPORT split")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+
+    sweep, aucs = [], {}
+    for weight in WEIGHTS:
+        _, rows = bench_run("fit", {"lexical_weight": weight})
+        aucs[str(weight)] = claim_auc(rows)
+        sweep += [{"weight": weight, "line": line, **replay(rows, line)} for line in LINES]
+    allowed = [s for s in sweep if s["recall"] >= args.min_recall]
+    best = min(allowed, key=lambda s: (-s["f1"], s["weight"], -s["line"]))
+    result: dict = {
+        "split": "fit",
+        "criterion": f"best F1 with recall >= {args.min_recall}; ties: smaller weight, higher line",
+        "claim_auc_by_weight": aucs,
+        "chosen": best,
+        "judge_alone_best": max(
+            (s for s in allowed if s["weight"] == 0.0), key=lambda s: s["f1"], default=None
+        ),
+        "sweep": sweep,
+    }
+    if args.report:
+        chosen = {"lexical_weight": best["weight"], "answer_threshold": best["line"]}
+        report = {}
+        for name, settings in (("configured", {}), ("chosen", chosen)):
+            response, rows = bench_run("report", settings)  # the whole gate, not a replay
+            report[name] = {**settings, **response, "claim_auc": claim_auc(rows)}
+        result["report"] = report
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k != "sweep"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
