@@ -301,6 +301,28 @@ def test_unknown_tool():
     assert "Call one of the declared tools instead: get_order" in validation.feedback
 
 
+def test_an_optional_argument_whose_declared_default_is_none_accepts_null():
+    declared = {
+        "type": "dict",
+        "properties": {
+            "base": {"type": "integer", "description": "The base. Default is None."},
+            "mod": {"type": "float", "description": "The modulus. Default is None."},
+            "unit": {"type": "string", "default": None},
+            "scale": {"type": "float", "description": "The scale."},
+        },
+        "required": ["base"],
+    }
+    schema = tool_calls.to_json_schema(declared)
+    assert tool_calls.schema_errors({"base": 2, "mod": None, "unit": None}, schema) == []
+    # a required argument, or an optional one with no declared null default, is still typed
+    assert tool_calls.schema_errors({"base": None}, schema) == [
+        "argument 'base': None is not of type 'integer'"
+    ]
+    assert tool_calls.schema_errors({"base": 2, "scale": None}, schema) == [
+        "argument 'scale': None is not of type 'number'"
+    ]
+
+
 def test_bfcl_type_names_are_mapped_to_json_schema():
     declared = {
         "type": "dict",

@@ -49,7 +49,7 @@ from stages.guardrails import groundedness
 from stages.guardrails.agent_runs.formats import AgentRun, ToolCall
 from stages.models import embeddings
 
-VERSION = "1.1.0"  # 1.1: the semantic tool-fit rule
+VERSION = "1.2.0"  # 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
@@ -168,13 +168,34 @@ def _normalize(node: dict, closed: bool) -> None:
                 _normalize(child, closed)
     properties = node.get("properties")
     if isinstance(properties, dict):
-        for child in properties.values():
+        required = set(node.get("required") or [])
+        for name, child in properties.items():
             if isinstance(child, dict):
                 _normalize(child, closed)
+                if name not in required:
+                    _allow_declared_null(child)
         if closed and "additionalProperties" not in node and "patternProperties" not in node:
             node["additionalProperties"] = False
     if node.get("type") == "array" and "items" in node and node.get("items") in ({}, None):
         node.pop("items")
+
+
+# "Default is None" (a Python function's optional argument, as BFCL declares them)
+DEFAULT_NONE_RE = re.compile(r"(?i)\bdefaults?(?: value)?(?: is|:|=| to)?\s*(?:None|null)\b")
+
+
+def _allow_declared_null(prop: dict) -> None:
+    """An optional argument whose declared default is null (`"default": null`, or "Default is
+    None" in its description) accepts null: the tool says so itself."""
+    declared = ("default" in prop and prop["default"] is None) or bool(
+        DEFAULT_NONE_RE.search(str(prop.get("description") or ""))
+    )
+    kind = prop.get("type")
+    if not declared or kind is None:
+        return
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "null" not in kinds:
+        prop["type"] = [*kinds, "null"]
 
 
 def _where(error: jsonschema.ValidationError) -> str:
