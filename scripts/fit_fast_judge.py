@@ -8,8 +8,9 @@ scores only. The REPORT split is never read.
    every judged claim gets both the cross-encoder's logit and the GGUF's P(yes) (cached in
    bench/.cache/ragtruth_judge). Written to .cache/fast-judge-fit.jsonl.
 2. `fit`: Platt scaling of the logits on the judged claims' labels (a claim is unsupported when it
-   overlaps a labelled hallucinated span), then a grid over the band (reject, accept), how the
-   band scores (GGUF alone or mean) and the gate's claim_floor / answer_threshold, replaying the
+   overlaps a labelled hallucinated span), then a grid over the band (reject, accept), the word
+   share a claim needs before the fast judge may accept it (`accept_min_share`), how the band
+   scores (GGUF alone or mean) and the gate's claim_floor / answer_threshold, replaying the
    gate (`stages.guardrails.gate`) on the recorded claims. Chooses the best response-level F1 among
    the settings that flag at least `--min-recall` of the hallucinated answers (and, if given, whose
    median answer asks the GGUF at most `--max-band-claims` times); also writes the frontier.
@@ -143,6 +144,24 @@ def platt(logits: list[float], labels: list[int]) -> tuple[float, float]:
 
 
 GGUF_ONLY = {"reject": -1.0, "accept": 2.0, "band_score": "judge"}
+# FastJudge.accept_min_share: the share of a claim's words the spans must hold before the fast
+# judge may accept it alone (0: its P alone)
+ACCEPT_MIN_SHARES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _word_shares(answers: list[dict]) -> None:
+    """Each judged claim's share of content words in its answer's evidence (the question's
+    count as known), as `judge.CascadeJudge` computes it before accepting a claim."""
+    from bench import ragtruth
+    from stages.guardrails import groundedness
+
+    records = {r["id"]: r for r in ragtruth.load(DATASETS / ragtruth.FOLDER, split="fit")}
+    for answer in answers:
+        record = records[answer["id"]]
+        spans = [e["text"] for e in record["evidence"].values()]
+        for claim in answer["claims"]:
+            text = groundedness.strip_lead_in(claim.get("text") or "")
+            claim["share"] = groundedness.check_lexical(text, spans, record["question"]).score
 
 
 def replay(answers: list[dict], setting: dict, base_config, flags: bool = False):
@@ -172,7 +191,10 @@ def replay(answers: list[dict], setting: dict, base_config, flags: bool = False)
                 band += 1
             elif judged and claim["judge"] == "llm":
                 p = _sigmoid(setting["scale"] * judged["logit"] + setting["bias"])
-                if not parts or setting["reject"] < p < setting["accept"]:
+                accepted = p >= setting["accept"] and claim.get("share", 1.0) >= setting.get(
+                    "accept_min_share", 0.0
+                )
+                if not parts or not (accepted or p <= setting["reject"]):
                     band += 1
                     q = judged["p_yes"]
                     p = (p + q) / 2 if setting["band_score"] == "mean" else q
@@ -225,6 +247,7 @@ def fit(max_band: float | None, min_recall: float, out: Path) -> dict:
     if len(scored) < len(answers):
         print(f"{len(answers) - len(scored)} answers without out-of-fold logits are left out")
     answers = scored
+    _word_shares(answers)
     judged = [
         (c["judged"]["logit"], int(not c["hallucinated"]))
         for a in answers
@@ -274,8 +297,9 @@ def fit(max_band: float | None, min_recall: float, out: Path) -> dict:
         ["judge", "mean"],
         [0.5, 0.6, 0.7, 0.8],
         [0.6, 0.675, 0.75, 0.85],
+        ACCEPT_MIN_SHARES,
     )
-    for reject, accept, band_score, floor, line in grid:
+    for reject, accept, band_score, floor, line, min_share in grid:
         if reject >= accept:
             continue
         setting = {
@@ -286,6 +310,7 @@ def fit(max_band: float | None, min_recall: float, out: Path) -> dict:
             "band_score": band_score,
             "claim_floor": floor,
             "answer": line,
+            "accept_min_share": min_share,
         }
         results.append({**setting, **replay(answers, setting, config)})
     # the issue's recall target first (hallucinated answers flagged >= 0.80), then speed

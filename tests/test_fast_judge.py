@@ -69,6 +69,16 @@ def test_parts_only_leaves_a_one_claim_answer_to_the_llm_judge():
     assert slow.asked == ["Arthur's Magazine"]
 
 
+def test_a_sure_fast_verdict_on_a_claim_whose_words_the_evidence_lacks_goes_to_the_llm():
+    slow = SlowJudge(0.3)
+    made = judge.CascadeJudge(lambda a, b: 0.99, "test", slow, 0.1, 0.9, accept_min_share=0.5)
+    held = made.judge("Business costs €29 per user.", [SPAN], "Price?", part=True)
+    assert held.backend == "fast" and slow.asked == []
+    added = "Business includes a dedicated account manager and phone support."
+    assert made.judge(added, [SPAN], "Price?", part=True).score == 0.3
+    assert slow.asked == [added] and made.calls == 1
+
+
 def test_without_a_slow_judge_the_fast_score_decides_every_claim():
     assert cascade(0.5, None).judge("Business costs €29 a user.", [SPAN]).score == 0.5
 

@@ -172,6 +172,7 @@ def make_judge(config: Config) -> judge.Judge:
         band_score=fast.band_score,
         focus_words=config.judge_focus_words,
         parts_only=fast.parts_only,
+        accept_min_share=fast.accept_min_share,
     )
 
 

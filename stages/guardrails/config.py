@@ -31,6 +31,9 @@ class FastJudge(BaseModel):
     accept: float = Field(1.0, ge=0, le=1, description="P at or above: supported, no LLM call")
     # in the band: "judge" = the configured judge's score alone; "mean" = the mean of both
     band_score: Literal["judge", "mean"] = "judge"
+    # accept only a claim with at least this share of its content words in the spans (the
+    # question's count as known); 0: the fast judge's P alone
+    accept_min_share: float = Field(0.0, ge=0, le=1, description="word share needed to accept")
     # Fitted on the claims of long answers: a one-claim answer (an LLM's short answer, HaluEval's)
     # keeps the configured judge and its own thresholds.
     parts_only: bool = Field(True, description="decide only claims of multi-claim answers")

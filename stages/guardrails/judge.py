@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stages.common.text import content_tokens, sentence_spans
+from stages.guardrails import groundedness
 from stages.models import pairs, yesno
 from stages.models.cache import AnswerCache
 from stages.models.errors import JudgeError
@@ -228,12 +229,14 @@ class CascadeJudge(Judge):
         band_score: str = "judge",
         focus_words: int = FOCUS_WORDS,
         parts_only: bool = False,
+        accept_min_share: float = 0.0,
     ) -> None:
         super().__init__("fast", model_id, lambda *a: 0.0, None, focus_words)
         self.probability = probability
         self.slow = slow
         self.reject, self.accept, self.band_score = reject, accept, band_score
         self.parts_only = parts_only
+        self.accept_min_share = accept_min_share
 
     def judge(
         self, claim: str, spans: list[str], question: str | None = None, part: bool = False
@@ -245,7 +248,14 @@ class CascadeJudge(Judge):
             p = float(self.probability(*pair_for(claim, focused, question, part)))
         except Exception as exc:  # a missing or broken model is a technical error, not a score
             raise JudgeError(f"fast judge failed: {type(exc).__name__}: {exc}") from exc
-        if self.slow is None or p >= self.accept or p <= self.reject:
+        # a claim whose words the spans lack goes to the slow judge however sure the fast one
+        # is: what an LLM adds brings words no span has, and the cross-encoder misses it
+        accepted = p >= self.accept and (
+            not self.accept_min_share
+            or groundedness.check_lexical(claim, spans, question or "").score
+            >= self.accept_min_share
+        )
+        if self.slow is None or accepted or p <= self.reject:
             if self.log is not None:
                 self.log.append((claim, p, True))
             return Verdict(p, "fast", self.model_id, cached=True)
@@ -281,6 +291,7 @@ def fast_judge(
     band_score: str = "judge",
     focus_words: int = FOCUS_WORDS,
     parts_only: bool = False,
+    accept_min_share: float = 0.0,
 ) -> CascadeJudge:
     """The cascade over the claim-support cross-encoder at `model_path` (loaded on first use,
     its sha256 checked against the sidecar and against `sha256` when given)."""
@@ -296,9 +307,18 @@ def fast_judge(
         return 1.0 / (1.0 + math.exp(-(scale * logit + bias)))
 
     name = f"fast:{Path(model_path).name}:{scale:g}:{bias:g}:{reject:g}-{accept:g}:{band_score}"
+    name += f":share{accept_min_share:g}" if accept_min_share else ""
     model_id = name + (f"+{slow.model_id}" if slow else "")
     return CascadeJudge(
-        probability, model_id, slow, reject, accept, band_score, focus_words, parts_only
+        probability,
+        model_id,
+        slow,
+        reject,
+        accept,
+        band_score,
+        focus_words,
+        parts_only,
+        accept_min_share,
     )
 
 
