@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import stages.guardrails.groundedness as groundedness
 from stages.common.text import content_tokens, sentence_spans
-from stages.guardrails import groundedness
 from stages.models import pairs, yesno
 from stages.models.cache import AnswerCache
 from stages.models.errors import JudgeError
