@@ -46,31 +46,21 @@ def bench_run(split: str, settings: dict) -> tuple[dict, list[dict]]:
 
 
 def replay(rows: list[dict], line: float) -> dict:
-    """Response-level precision, recall, F1 and correct-flag rate when an answer is flagged
-    for a scored claim below `line`."""
+    """The bench's response-level figures (`bench.ragtruth.response_metrics`) when an answer is
+    flagged for a scored claim below `line`."""
+    from bench import ragtruth
+
     answers: dict[str, list[dict]] = collections.defaultdict(list)
     for row in rows:
         answers[row["id"]].append(row)
-    tp = fp = positives = negatives = 0
+    items = []
     for claims in answers.values():
-        hallucinated = claims[0]["response_hallucinated"]
         scores = [
             c["score"] for c in claims if c["score"] is not None and c["status"] != "not_a_claim"
         ]
         flagged = bool(scores) and min(scores) < line
-        positives += hallucinated
-        negatives += not hallucinated
-        tp += hallucinated and flagged
-        fp += flagged and not hallucinated
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / positives if positives else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "precision": round(precision, 4),
-        "recall": round(recall, 4),
-        "f1": round(f1, 4),
-        "correct_flag_rate": round(fp / negatives, 4) if negatives else None,
-    }
+        items.append({"hallucinated": claims[0]["response_hallucinated"], "flagged": flagged})
+    return ragtruth.response_metrics(items)
 
 
 def claim_auc(rows: list[dict]) -> float | None:

@@ -504,7 +504,10 @@ def check_entities(
         openers[first_word] = body[first.start(1) :]
     # words: the question's, and those the claim writes in lower case ("Add labels and titles:
     # Label each bar"), for a name is capitalised wherever it is written
-    known_words = vocabulary | _vocabulary(f"{context} {' '.join(LOWER_WORD_RE.findall(body))}")
+    known_words = vocabulary
+    if names:
+        lower = " ".join(LOWER_WORD_RE.findall(body))
+        known_words = vocabulary | _vocabulary(f"{context} {lower}")
     unknown = set()
     for name in names:
         if _name_known(name, vocabulary) or _question_spelling(name, vocabulary, context):
