@@ -370,6 +370,44 @@ def test_identifiers_must_come_from_the_user_or_an_earlier_result():
     assert allowed[2].status == "valid"
 
 
+def test_a_value_the_tool_declares_as_its_default_is_not_invented():
+    light = {
+        "name": "light_travel_time",
+        "description": "Time light takes to travel between two celestial bodies.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "distance_in_light_years": {"type": "integer"},
+                "speed_of_light": {
+                    "type": "integer",
+                    "description": "In m/s. Default value is 299792458 m/s.",
+                },
+                "account_number": {"type": "integer", "default": 12345678},
+            },
+        },
+    }
+
+    def validate(args: dict) -> tool_calls.Validation:
+        run = {
+            "question": "How long does light take to reach earth from a star 4 light years away?",
+            "tools": [{"type": "function", "function": light}],
+            "tool_results": [{"tool": "light_travel_time", "args": args, "content": "4 years"}],
+            "answer": "About 4 years.",
+        }
+        return tool_calls.verify_run(parse_run(run), [], set(), check_fit=False)[0]
+
+    assert validate({"distance_in_light_years": 4, "speed_of_light": 299792458}).status == "valid"
+    assert validate({"distance_in_light_years": 4, "account_number": 12345678}).status == "valid"
+    # another value, or a default declared for another argument, is still invented
+    assert validate({"distance_in_light_years": 4, "speed_of_light": 299792459}).invented == [
+        "299792459"
+    ]
+    assert validate({"distance_in_light_years": 4, "account_number": 299792458}).invented == [
+        "299792458"
+    ]
+    assert tool_calls.declared_default({"description": "Amount. Default is 1.5."}) == "1.5"
+
+
 @pytest.mark.parametrize(
     ("args", "found"),
     [

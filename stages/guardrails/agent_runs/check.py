@@ -63,7 +63,7 @@ class Config(BaseModel):
     # named search, lookup, query…, nor for a call passing an identifier the user wrote)
     check_tool_fit: bool = True
     # the fit is semantic: cosine of the tool's name words and description to the request (or
-    # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.275 was chosen on
+    # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.3 was chosen on
     # BFCL's choose split (even records; bench agent_runs, bench/results/agent_runs.json
     # tool_calls.fit_rule): most irrelevance calls caught with valid runs flagged <= 0.02. None,
     # or the model unavailable: the lexical rule (the tool shares a content word with the request)

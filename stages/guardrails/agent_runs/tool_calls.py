@@ -49,7 +49,9 @@ from stages.guardrails import groundedness
 from stages.guardrails.agent_runs.formats import AgentRun, ToolCall
 from stages.models import embeddings
 
-VERSION = "1.2.0"  # 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null
+# 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null; 1.3: an argument's
+# declared default value is not an invented identifier
+VERSION = "1.3.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
@@ -196,6 +198,22 @@ def _allow_declared_null(prop: dict) -> None:
     kinds = kind if isinstance(kind, list) else [kind]
     if "null" not in kinds:
         prop["type"] = [*kinds, "null"]
+
+
+# "Default value is 299792458 m/s." / "Defaults to 'EUR'" / "default: 10": the rest of that sentence
+DEFAULT_VALUE_RE = re.compile(
+    r"(?i)\bdefaults?(?: value)?(?: is|:|=| to)\s*(.{1,80}?)(?:\.(?:\s|$)|$|;)"
+)
+
+
+def declared_default(prop: Any) -> str:
+    """What a property declares as its default, as text: its `default`, and the value a
+    "Default is X" phrase of its description names ("" when it declares none)."""
+    if not isinstance(prop, dict):
+        return ""
+    parts = [_flatten(prop["default"])] if prop.get("default") is not None else []
+    parts += [m.group(1) for m in DEFAULT_VALUE_RE.finditer(str(prop.get("description") or ""))]
+    return "\n".join(parts)
 
 
 def _where(error: jsonschema.ValidationError) -> str:
@@ -356,9 +374,10 @@ GENERIC_TOOL_RE = re.compile(
 # The semantic rule: a tool fits when the cosine similarity of its name words and description
 # to the request (or to one sentence of it, for a request of several tasks) is at least this.
 # Chosen on BFCL's choose split (even records) by `python -m bench agent_runs`: the threshold
-# catching most irrelevance calls with valid runs flagged <= 0.02 (bench/results/agent_runs.json,
-# tool_calls.fit_rule). None: the lexical rule only.
-FIT_SIMILARITY = 0.275
+# catching most irrelevance calls with valid runs flagged <= 0.02, <= 0.01 by this rule
+# (bench/results/agent_runs.json, tool_calls.fit_rule; 0.275 before declared defaults stopped
+# counting as invented identifiers). None: the lexical rule only.
+FIT_SIMILARITY = 0.3
 FIT_MODEL = embeddings.DEFAULT_EMBEDDING_MODEL  # the packaged all-MiniLM-L6-v2, int8 ONNX
 FIT_CACHE_SIZE = 4096  # texts: a run has a request and a few tools
 _fit_vectors: dict[tuple[str, str], np.ndarray] = {}
@@ -479,6 +498,23 @@ def feedback_text(tool: str, errors: list[str], schema: dict | None, tools: list
     return "\n".join(lines)
 
 
+def _without_declared_defaults(
+    invented: list[str], args: Any, declared: dict | None, tool: str
+) -> list[str]:
+    """Drop the identifiers an argument holds because its tool declares them as its default
+    ("speed_of_light: Default value is 299792458 m/s."): the tool's declaration gave them."""
+    schema = (declared or {}).get(tool)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not invented or not isinstance(args, dict) or not isinstance(properties, dict):
+        return invented
+    given = set()
+    for name, value in args.items():
+        default = declared_default(properties.get(name))
+        if default:
+            given |= {i for i in identifiers(value, str(name)) if known_from(default, i)}
+    return [i for i in invented if i not in given]
+
+
 def verify_call(
     call: ToolCall,
     run: AgentRun,
@@ -511,6 +547,7 @@ def verify_call(
     if not call.args_error:
         origins = origins_before(run, call.position, allowlist)
         invented = [i for i in identifiers(call.args) if not known_from(origins, i)]
+        invented = _without_declared_defaults(invented, call.args, declared, call.name)
         errors += [
             f"invented identifier '{i}': not given by the user, an earlier tool result or "
             "the allowlist"
