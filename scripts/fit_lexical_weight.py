@@ -11,10 +11,12 @@ Chosen: the best response-level F1 among the settings that flag at least `--min-
 hallucinated answers (ties: smaller weight, higher line);
 the claim-level AUC of each weight is reported beside it (a claim is unsupported when it overlaps
 a labelled hallucinated span). `--report` then measures the chosen setting and the configured one
-on the REPORT split, once, and writes both beside the fit.
+on the REPORT split, once, and writes both beside the fit. `--base FILE`: every run (the
+configured one too) starts from that YAML's guardrails settings, e.g. the opt-in fast judge.
 
 Usage:
-  python scripts/fit_lexical_weight.py [--report] [--out bench/results/ragtruth-lexical-weight.json]
+  python scripts/fit_lexical_weight.py [--report] [--base configs/guardrails-fast.yaml]
+      [--out bench/results/ragtruth-lexical-weight.json]
 """
 
 from __future__ import annotations
@@ -76,17 +78,24 @@ def main() -> None:
     parser.add_argument("--min-recall", type=float, default=0.8)
     parser.add_argument("--report", action="store_true", help="then measure on the REPORT split")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--base", type=Path, help="YAML of guardrails settings under every run")
     args = parser.parse_args()
+    base = {}
+    if args.base:
+        import yaml
+
+        base = yaml.safe_load(args.base.read_text(encoding="utf-8")) or {}
 
     sweep, aucs = [], {}
     for weight in WEIGHTS:
-        _, rows = bench_run("fit", {"lexical_weight": weight})
+        _, rows = bench_run("fit", {**base, "lexical_weight": weight})
         aucs[str(weight)] = claim_auc(rows)
         sweep += [{"weight": weight, "line": line, **replay(rows, line)} for line in LINES]
     allowed = [s for s in sweep if s["recall"] >= args.min_recall]
     best = min(allowed, key=lambda s: (-s["f1"], s["weight"], -s["line"]))
     result: dict = {
         "split": "fit",
+        "base": str(args.base) if args.base else None,
         "criterion": f"best F1 with recall >= {args.min_recall}; ties: smaller weight, higher line",
         "claim_auc_by_weight": aucs,
         "chosen": best,
@@ -99,7 +108,8 @@ def main() -> None:
         chosen = {"lexical_weight": best["weight"], "answer_threshold": best["line"]}
         report = {}
         for name, settings in (("configured", {}), ("chosen", chosen)):
-            response, rows = bench_run("report", settings)  # the whole gate, not a replay
+            # the whole gate, not a replay
+            response, rows = bench_run("report", {**base, **settings})
             report[name] = {**settings, **response, "claim_auc": claim_auc(rows)}
         result["report"] = report
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
