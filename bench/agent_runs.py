@@ -432,15 +432,6 @@ def six_claim_run(records: list[dict], index: int) -> dict:
     }  # fmt: skip
 
 
-def fast_judge(config: dict) -> dict:
-    """`config` with the opt-in fast judge (configs/guardrails-fast.yaml) in its guardrails."""
-    import yaml
-
-    path = common.ROOT / "configs" / "guardrails-fast.yaml"
-    fast = (yaml.safe_load(path.read_text(encoding="utf-8")) or {})["fast_judge"]
-    return {**config, "guardrails": {**config.get("guardrails", {}), "fast_judge": fast}}
-
-
 def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
     from stages.guardrails.agent_runs import check_run, make_toolkit
 
@@ -502,7 +493,9 @@ def run(
     if options["speed_only"]:  # the 6-claim runs only: the GGUF alone and with the fast judge
         halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
         speed = {"gguf": run_speed(halueval, int(options["speed_runs"]), base)}
-        speed["fast_judge"] = run_speed(halueval, int(options["speed_runs"]), fast_judge(base))
+        speed["fast_judge"] = run_speed(
+            halueval, int(options["speed_runs"]), {**base, "judge": "fast"}
+        )
         result["speed_6_claims"] = speed
         common.write_result(f"{NAME}-speed", result, results_dir)
         return result

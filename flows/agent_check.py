@@ -48,6 +48,7 @@ class OutputFormat(StrEnum):
 class Judge(StrEnum):
     auto = "auto"
     llm = "llm"
+    fast = "fast"
     nli = "nli"
     none = "none"
 
@@ -389,7 +390,10 @@ def check_command(
     ] = None,
     judge: Annotated[
         Judge | None,
-        typer.Option(help="Claim judge: auto (the local GGUF when present), llm, nli, none."),
+        typer.Option(
+            help="Claim judge: auto (the local GGUF when present), llm, fast (the project's "
+            "cross-encoder first, the GGUF only where it is unsure), nli, none."
+        ),
     ] = None,
     allow: Annotated[
         list[str],

@@ -712,3 +712,19 @@ def test_parallel_calls_of_one_tool_are_not_retries_of_each_other():
     validations = report["tool_call_validations"]
     assert [(v["attempt"], v["status"]) for v in validations] == [(1, "valid"), (1, "invalid")]
     assert report["action"] == "revise"  # the invalid parallel call was never retried
+
+
+# ---------------------------------------------------------------- the judge setting
+
+
+def test_judge_fast_puts_the_projects_cross_encoder_in_front_of_the_llm_judge():
+    from stages.guardrails.agent_runs.check import Config, guardrails_config
+
+    made = guardrails_config(Config(judge="fast"))
+    assert made.judge == "llm" and made.fast_judge is not None
+    assert made.fast_judge.model_path.endswith("claim-judge-minilm-v1")
+    assert guardrails_config(Config(judge="llm")).fast_judge is None
+    # a fast judge set in the check's own guardrails settings wins over the project's
+    own = {"model_path": "elsewhere/model", "accept": 0.9}
+    made = guardrails_config(Config(judge="fast", guardrails={"fast_judge": own}))
+    assert made.fast_judge.model_path == "elsewhere/model" and made.fast_judge.accept == 0.9
