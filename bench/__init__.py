@@ -29,5 +29,6 @@ BENCHES = {
     "veto_ceiling": "bench.veto_ceiling",
     "agent_runs": "bench.agent_runs",
     "ragtruth": "bench.ragtruth",
+    "judge_ceiling": "bench.judge_ceiling",
     "serving": "bench.serving",
 }
