@@ -723,8 +723,20 @@ def test_judge_fast_puts_the_projects_cross_encoder_in_front_of_the_llm_judge():
     made = guardrails_config(Config(judge="fast"))
     assert made.judge == "llm" and made.fast_judge is not None
     assert made.fast_judge.model_path.endswith("claim-judge-minilm-v1")
-    assert guardrails_config(Config(judge="llm")).fast_judge is None
+    # with the gate fitted for it (configs/guardrails-fast.yaml), not the GGUF's
+    slow = guardrails_config(Config(judge="llm"))
+    assert slow.fast_judge is None and slow.lexical_weight == 0
+    assert made.lexical_weight > 0 and made.answer_threshold != slow.answer_threshold
     # a fast judge set in the check's own guardrails settings wins over the project's
     own = {"model_path": "elsewhere/model", "accept": 0.9}
     made = guardrails_config(Config(judge="fast", guardrails={"fast_judge": own}))
     assert made.fast_judge.model_path == "elsewhere/model" and made.fast_judge.accept == 0.9
+
+
+def test_the_gate_is_the_projects_for_long_answers_and_min_for_one_claim():
+    from stages.guardrails.agent_runs.check import Config, guardrails_config
+
+    made = guardrails_config(Config())
+    assert made.aggregate == "floor_mean" and made.long_answer_claims == 2
+    assert (made.emit_threshold, made.revise_threshold, made.block_threshold) == (0.85, 0.6, 0.4)
+    assert guardrails_config(Config(aggregate="min")).aggregate == "min"

@@ -30,7 +30,7 @@ from stages.common.text import content_tokens, coverage
 from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: the project's floor_mean gate for answers of 2+ claims by default
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -47,15 +47,17 @@ class Config(BaseModel):
     emit_threshold: float = Field(0.85, ge=0, le=1)
     revise_threshold: float = Field(0.6, ge=0, le=1)
     block_threshold: float = Field(0.4, ge=0, le=1)
-    # The specification's gate: the weakest claim against emit_threshold. The project's
-    # floor_mean (configs/guardrails.yaml, fitted on RAGTruth's long answers) let more invented
-    # agent answers through: agent-runs-v1 hallucinated flagged 0.94 -> 0.74.
-    aggregate: Literal["min", "weighted_mean", "floor_mean"] = "min"
+    # The project's gate for LLM answers (configs/guardrails.yaml, fitted on RAGTruth's long
+    # answers): an answer of 2+ claims emits on the mean of its claims unless one is under
+    # claim_floor; a one-claim answer keeps the specification's min at emit_threshold. "min"
+    # (the weakest claim against emit_threshold for every answer) flagged 0.654 of RAGTruth's
+    # correct fit answers against floor_mean's 0.301; agent-runs-v1 is the same under both.
+    aggregate: Literal["min", "weighted_mean", "floor_mean"] = "floor_mean"
     # auto: the LLM judge when its model is here (the packaged GGUF, or an OpenAI-compatible
     # server configured in guardrails.llm), else the deterministic checks and word overlap.
-    # fast: the LLM judge behind the project's claim-support cross-encoder (the `fast_judge` of
-    # configs/guardrails-fast.yaml, unless guardrails.fast_judge sets one): about 0.2 s for a
-    # six-claim run instead of 8 s, the GGUF asked only where the cross-encoder is unsure
+    # fast: the LLM judge behind the project's claim-support cross-encoder, with the gate fitted
+    # for it (configs/guardrails-fast.yaml under the check's own guardrails settings): about
+    # 0.2 s for a six-claim run instead of 8 s, the GGUF asked only where it is unsure
     judge: Literal["auto", "llm", "fast", "nli", "none"] = "auto"
     # Self-consistency probes of critical claims, with guardrails.llm: the local GGUF or the
     # agent's own model through an OpenAI-compatible endpoint. Off: the report says skipped.
@@ -90,11 +92,12 @@ def _project_guardrails() -> dict[str, Any]:
 
 
 def _fast_judge_settings() -> dict[str, Any]:
-    """The opt-in fast judge's settings, as configs/guardrails-fast.yaml fits them."""
+    """The opt-in fast judge and the gate fitted with it, as configs/guardrails-fast.yaml
+    holds them (fast_judge, answer_threshold, lexical_weight)."""
     if not FAST_GUARDRAILS.is_file():
         raise ValueError(f"judge 'fast' needs {FAST_GUARDRAILS} (its fast_judge settings)")
     loaded = yaml.safe_load(FAST_GUARDRAILS.read_text(encoding="utf-8")) or {}
-    return dict(loaded["fast_judge"])
+    return {k: v for k, v in loaded.items() if k in guardrails.Config.model_fields}
 
 
 def _model_path(llm: dict[str, Any]) -> Path:
@@ -107,14 +110,14 @@ def _model_path(llm: dict[str, Any]) -> Path:
 def guardrails_config(config: Config) -> guardrails.Config:
     """The claim checker's config for this check."""
     values = _project_guardrails() if config.use_project_guardrails else {}
+    judge = config.judge
+    if judge == "fast":  # the GGUF decides what the cross-encoder leaves open
+        values |= _fast_judge_settings()
+        judge = "llm"
     values |= {"judge_cache_dir": None}  # a report's time is its own, not a cache's
     values |= {"aggregate": config.aggregate}
     values |= config.guardrails
     llm = dict(values.get("llm") or {})
-    judge = config.judge
-    if judge == "fast":  # the GGUF decides what the cross-encoder leaves open
-        values["fast_judge"] = values.get("fast_judge") or _fast_judge_settings()
-        judge = "llm"
     if judge == "auto":
         remote = llm.get("backend") == "openai_compatible"
         judge = "llm" if remote or _model_path(llm).is_file() else "none"
