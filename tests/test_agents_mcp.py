@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from flows.agents import mcp_server
+from flows.agents.http_api import load_check_run
 from tests.agents_support import (
     FLAGSHIP,
     KEYS,
@@ -135,7 +136,7 @@ def test_check_answer_calls_the_agent_run_detector(mcp_url):
         "answer": "The Enterprise plan costs €49 per user per month.",
     }
     result = asyncio.run(call(mcp_url, "check_answer", {"run": run}))
-    if mcp_server.load_check_run() is None:
+    if load_check_run() is None:
         assert result.is_error and result.structured_content["error"] == "not_implemented"
     else:
         assert result.is_error is False

@@ -235,3 +235,32 @@ def test_an_empty_reply_gets_the_grounded_results_answer(agents):
     run = run_agent(FakeEngine(agents), SaysNothing(), "What is Initech's notice?", "employee")
     assert run["answered_by"] == "grounded_result"
     assert run["answer"].startswith("I could not find this in the knowledge base")
+
+
+def test_the_served_check_settings_are_validated_when_the_config_loads():
+    assert load_agents_config(AGENTS).check == {}
+    assert load_agents_config(AGENTS, check={"judge": "fast"}).check == {"judge": "fast"}
+    with pytest.raises(AgentsConfigError, match="check.judge"):
+        load_agents_config(AGENTS, check={"judge": "gpt"})
+    with pytest.raises(AgentsConfigError, match="check.colour"):
+        load_agents_config(AGENTS, check={"colour": "red"})
+
+
+def test_the_served_check_loads_its_judge_once_for_every_request(monkeypatch):
+    from flows.agents.http_api import make_checker
+    from stages.guardrails.agent_runs import check as agent_check
+
+    made = []
+    real = agent_check.make_toolkit
+    monkeypatch.setattr(agent_check, "make_toolkit", lambda c: made.append(c) or real(c))
+    check_run = make_checker({"judge": "none"})
+    run = {
+        "question": "What does the Business plan cost?",
+        "tool_results": [{"tool": "kb", "content": "Business: €44 per user per month."}],
+        "answer": "The Business plan costs €44 per user per month.",
+    }
+    reports = [check_run(run), check_run(run)]
+    assert len(made) == 1 and made[0].judge == "none"
+    assert [r["action"] for r in reports] == ["emit", "emit"]
+    with pytest.raises(ValueError):
+        check_run({"question": "q?", "tool_results": [1]})

@@ -267,10 +267,11 @@ def create_app(engine: Engine) -> FastAPI:
 
         return await bounded(call, limits.answer_timeout_s, body.question, body.query_type)
 
+    check_run = make_checker(agents.check)
+
     @app.post("/v1/check")
     async def check(body: CheckRequest, who: str = Depends(principal)) -> dict[str, Any]:
         """Check an agent run with the agent-run detector: its HallucinationReport."""
-        check_run = load_check_run()
         if check_run is None:
             raise ApiError(501, "not_implemented", "the agent-run detector is not installed")
         check_length("run", body.run, limits.max_raw_chars)
@@ -293,6 +294,27 @@ def load_check_run() -> Callable[..., Any] | None:
         from stages.guardrails.agent_runs import check_run
     except ImportError:
         return None
+    return check_run
+
+
+def make_checker(settings: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """The agent-run check with the served settings (configs/agents.yaml `check:`), its judge
+    loaded once for the process and shared by every request; checks run one at a time, so each
+    report counts only its own judge calls. None when the detector is not installed."""
+    if load_check_run() is None:
+        return None
+    from stages.guardrails.agent_runs import check as agent_check
+
+    config = agent_check.resolve_config(settings)
+    lock = threading.Lock()
+    shared: list[Any] = []  # the toolkit, made on the first check
+
+    def check_run(run: Any) -> Any:
+        with lock:
+            if not shared:
+                shared.append(agent_check.make_toolkit(config))
+            return agent_check.check_run(run, config, toolkit=shared[0])
+
     return check_run
 
 

@@ -25,7 +25,7 @@ from pydantic import Field
 from flows.agents import auth, tools
 from flows.agents import result as results
 from flows.agents.engine import Busy, Engine, jsonable
-from flows.agents.http_api import load_check_run
+from flows.agents.http_api import make_checker
 
 log = logging.getLogger(__name__)
 KEY_ENV = "GROUNDING_API_KEY"
@@ -59,6 +59,7 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
         "your own knowledge when is_error is true.",
     )
     limits = agents.limits
+    check_run = make_checker(agents.check)
 
     def who(ctx: Context | None) -> str:
         headers = ctx.headers if ctx is not None else None
@@ -115,7 +116,6 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
     async def check_answer(
         run: Annotated[dict[str, Any], Field(description=tools.RUN["description"])], ctx: Context
     ) -> CallToolResult:
-        check_run = load_check_run()
         if check_run is None:
             body = {
                 "error": "not_implemented",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -72,6 +73,24 @@ class AgentsConfig(BaseModel):
     http: Bind = Bind()
     mcp_http: Bind = Bind(port=8766)
     agent: AgentLoop = AgentLoop()
+    # The agent-run check at /v1/check and the MCP tool check_answer (issue 42): fields of
+    # stages.guardrails.agent_runs.Config, e.g. {judge: fast}; {} is `grounding check`'s default
+    check: dict[str, Any] = {}
+
+    @field_validator("check")
+    @classmethod
+    def _check_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            from stages.guardrails.agent_runs.check import Config
+        except ImportError:  # the detector is not installed: /v1/check answers 501
+            return value
+        try:
+            Config(**value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ValueError(f"check.{where}: {first['msg']}") from None
+        return value
 
     @field_validator("api_keys")
     @classmethod
