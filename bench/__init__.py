@@ -30,5 +30,6 @@ BENCHES = {
     "agent_runs": "bench.agent_runs",
     "ragtruth": "bench.ragtruth",
     "judge_ceiling": "bench.judge_ceiling",
+    "agent_runs_ragtruth": "bench.agent_runs_ragtruth",
     "serving": "bench.serving",
 }
