@@ -396,7 +396,7 @@ def run_claims(folder: Path, start: int, stop: int, config: dict) -> dict[str, A
             common.console.print(f"agent_runs: {number}/{len(items)} HaluEval-built runs")
     splits = {s: [i for i in items if i["split"] == s] for s in ("choose", "report")}
     return {
-        "judge": toolkit.config.judge,
+        "judge": "fast" if toolkit.config.fast_judge else toolkit.config.judge,
         "config": config,
         "records": f"{start + 1}-{min(stop, start + len(items) // 3)}",
         "all": claim_metrics(items),
@@ -485,14 +485,14 @@ def run(
     choose, the rest report), bfcl_limit (records per BFCL category), speed_runs, judge;
     speed_only=true: only the 6-claim runs' timing, with and without the fast judge
     (bench/results/agent_runs-speed.json)."""
-    options = {"records": 100, "bfcl_limit": None, "speed_runs": 8, "judge": "auto"}
+    options = {"records": 100, "bfcl_limit": None, "speed_runs": 15, "judge": "auto"}
     options |= {"speed_only": False}
     options |= (overrides or {}).get(NAME, {})
     base = {"judge": options["judge"]}
     result: dict[str, Any] = {"targets": TARGETS, "options": options}
     if options["speed_only"]:  # the 6-claim runs only: the GGUF alone and with the fast judge
         halueval = common.dataset_dir("halueval_qa", ("qa_first500.jsonl",))
-        speed = {"gguf": run_speed(halueval, int(options["speed_runs"]), base)}
+        speed = {"gguf": run_speed(halueval, int(options["speed_runs"]), {**base, "judge": "llm"})}
         speed["fast_judge"] = run_speed(
             halueval, int(options["speed_runs"]), {**base, "judge": "fast"}
         )

@@ -79,15 +79,27 @@ def check_split(records: list[dict], shape: str, toolkit: Any, config: dict) -> 
     }
 
 
-def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
+def run(
+    results_dir: Path | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
+    **_: Any,
+) -> dict[str, Any]:
+    """Options (`--set agent_runs_ragtruth.KEY=VALUE`): judge (check_run's, default its own
+    default); splits (fit,report). A judge other than the default writes
+    `agent_runs_ragtruth-<judge>.json`."""
     from stages.guardrails.agent_runs import make_toolkit
 
+    options = {"judge": None, "splits": "fit,report"} | (overrides or {}).get(NAME, {})
     folder = common.dataset_dir(ragtruth.FOLDER, ragtruth.FILES)  # raises Skipped when absent
-    config = {"guardrails": {"judge_cache_dir": str(common.CACHE / "ragtruth_judge")}}
+    config: dict[str, Any] = {
+        "guardrails": {"judge_cache_dir": str(common.CACHE / "ragtruth_judge")}
+    }
+    if options["judge"]:
+        config["judge"] = options["judge"]
     toolkit = make_toolkit(config)
     started = time.perf_counter()
     splits: dict[str, dict[str, Any]] = {}
-    for split in ("fit", "report"):
+    for split in str(options["splits"]).split(","):
         records = ragtruth.load(folder, split)
         splits[split] = {}
         for shape in SHAPES:
@@ -95,14 +107,15 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
             common.console.print(f"{NAME}: {split} / {shape} done")
     payload = {
         "status": "ok",
-        "judge": toolkit.config.judge,
+        "judge": "fast" if toolkit.config.fast_judge else toolkit.config.judge,
         "aggregate": toolkit.config.aggregate,
         "splits": splits,
         "targets": ragtruth.TARGETS,
         "git_commit": common.git_commit(),
         "runtime_s": round(time.perf_counter() - started, 1),
     }
-    common.write_result(NAME, payload, results_dir)
+    name = f"{NAME}-{options['judge']}" if options["judge"] else NAME
+    common.write_result(name, payload, results_dir)
     return payload
 
 

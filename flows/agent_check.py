@@ -391,8 +391,9 @@ def check_command(
     judge: Annotated[
         Judge | None,
         typer.Option(
-            help="Claim judge: auto (the local GGUF when present), llm, fast (the project's "
-            "cross-encoder first, the GGUF only where it is unsure), nli, none."
+            help="Claim judge: auto (fast when the GGUF is present, else none), fast (the "
+            "project's cross-encoder first, the GGUF only where it is unsure), llm (the GGUF "
+            "on every open claim, about 8 s a run), nli, none."
         ),
     ] = None,
     allow: Annotated[

@@ -733,6 +733,27 @@ def test_judge_fast_puts_the_projects_cross_encoder_in_front_of_the_llm_judge():
     assert made.fast_judge.model_path == "elsewhere/model" and made.fast_judge.accept == 0.9
 
 
+def test_auto_is_the_fast_judge_where_the_gguf_is_and_nothing_without_it(tmp_path, monkeypatch):
+    from stages.guardrails.agent_runs import check
+    from stages.guardrails.agent_runs.check import Config, guardrails_config
+
+    gguf = tmp_path / "judge.gguf"
+    gguf.write_bytes(b"GGUF")  # only its presence decides; nothing is loaded here
+    here = {"llm": {"path": str(gguf)}}
+    made = guardrails_config(Config(guardrails=here))
+    assert made.judge == "llm" and made.fast_judge is not None  # the default: fast
+    # a server configured instead of a file: fast too
+    remote = {"llm": {"backend": "openai_compatible", "base_url": "http://127.0.0.1:9/v1"}}
+    assert guardrails_config(Config(guardrails=remote)).fast_judge is not None
+    # no model at all: the deterministic checks and word overlap, no judge to call
+    gone = guardrails_config(Config(guardrails={"llm": {"path": str(tmp_path / "none.gguf")}}))
+    assert gone.judge == "none" and gone.fast_judge is None
+    # the cross-encoder missing: the GGUF alone, with its own gate
+    monkeypatch.setattr(check, "_fast_judge_available", lambda: False)
+    alone = guardrails_config(Config(guardrails=here))
+    assert alone.judge == "llm" and alone.fast_judge is None and alone.lexical_weight == 0
+
+
 def test_the_gate_is_the_projects_for_long_answers_and_min_for_one_claim():
     from stages.guardrails.agent_runs.check import Config, guardrails_config
 

@@ -74,7 +74,7 @@ class AgentsConfig(BaseModel):
     mcp_http: Bind = Bind(port=8766)
     agent: AgentLoop = AgentLoop()
     # The agent-run check at /v1/check and the MCP tool check_answer (issue 42): fields of
-    # stages.guardrails.agent_runs.Config, e.g. {judge: fast}; {} is `grounding check`'s default
+    # stages.guardrails.agent_runs.Config, e.g. {judge: llm}; {} is `grounding check`'s default
     check: dict[str, Any] = {}
 
     @field_validator("check")

@@ -30,7 +30,8 @@ from stages.common.text import content_tokens, coverage
 from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
-VERSION = "1.1.0"  # 1.1: the project's floor_mean gate for answers of 2+ claims by default
+# 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default
+VERSION = "1.2.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -53,11 +54,16 @@ class Config(BaseModel):
     # (the weakest claim against emit_threshold for every answer) flagged 0.654 of RAGTruth's
     # correct fit answers against floor_mean's 0.301; agent-runs-v1 is the same under both.
     aggregate: Literal["min", "weighted_mean", "floor_mean"] = "floor_mean"
-    # auto: the LLM judge when its model is here (the packaged GGUF, or an OpenAI-compatible
-    # server configured in guardrails.llm), else the deterministic checks and word overlap.
-    # fast: the LLM judge behind the project's claim-support cross-encoder, with the gate fitted
-    # for it (configs/guardrails-fast.yaml under the check's own guardrails settings): about
-    # 0.2 s for a six-claim run instead of 8 s, the GGUF asked only where it is unsure
+    # fast: the LLM judge (the packaged GGUF, or an OpenAI-compatible server configured in
+    # guardrails.llm) behind the project's claim-support cross-encoder, with the gate fitted for
+    # it (configs/guardrails-fast.yaml under the check's own guardrails settings): 0.1-1.3 s for a
+    # six-claim run, the LLM asked only where the cross-encoder is unsure. llm: the LLM judges
+    # every claim the deterministic checks leave open (about 8 s a six-claim run). auto: fast
+    # when the LLM and the cross-encoder are here, llm without the cross-encoder, else none (the
+    # deterministic checks and word overlap). Why fast by default (check 1.2): bench
+    # agent_runs_ragtruth, RAGTruth's held-out answers as agent runs, F1 0.568/0.526 (text/JSON
+    # results) -> 0.588/0.580, correct answers flagged 0.221/0.246 -> 0.180/0.189, hallucinated
+    # ones caught 0.808/0.769 -> 0.769/0.769 (one of 26 fewer in text); the issue's 2 s target.
     judge: Literal["auto", "llm", "fast", "nli", "none"] = "auto"
     # Self-consistency probes of critical claims, with guardrails.llm: the local GGUF or the
     # agent's own model through an OpenAI-compatible endpoint. Off: the report says skipped.
@@ -69,9 +75,9 @@ class Config(BaseModel):
     # named search, lookup, query…, nor for a call passing an identifier the user wrote)
     check_tool_fit: bool = True
     # the fit is semantic: cosine of the tool's name words and description to the request (or
-    # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.3 was chosen on
-    # BFCL's choose split (even records; bench agent_runs, bench/results/agent_runs.json
-    # tool_calls.fit_rule): most irrelevance calls caught with valid runs flagged <= 0.02. None,
+    # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.275 was chosen
+    # on BFCL's choose split (even records; bench agent_runs, bench/results/agent_runs.json
+    # tool_calls.fit_rule): most irrelevance calls caught with valid runs flagged <= 0.01. None,
     # or the model unavailable: the lexical rule (the tool shares a content word with the request)
     tool_fit_similarity: float | None = Field(tool_calls.FIT_SIMILARITY, ge=-1, le=1)
     # True: the answer is checked as an LLM's (`check_answer(generated=True)`): a short answer
@@ -107,10 +113,27 @@ def _model_path(llm: dict[str, Any]) -> Path:
     return path
 
 
+def _fast_judge_available() -> bool:
+    """configs/guardrails-fast.yaml and the cross-encoder it names are here."""
+    try:
+        fast = _fast_judge_settings().get("fast_judge") or {}
+    except ValueError:
+        return False
+    path = Path(str(fast.get("model_path") or ""))
+    return bool(fast) and (path if path.is_absolute() else PROJECT_ROOT / path).is_dir()
+
+
 def guardrails_config(config: Config) -> guardrails.Config:
     """The claim checker's config for this check."""
-    values = _project_guardrails() if config.use_project_guardrails else {}
+    base = _project_guardrails() if config.use_project_guardrails else {}
     judge = config.judge
+    if judge == "auto":  # what the machine has: the fast judge over the GGUF, the GGUF, nothing
+        llm = dict((base | config.guardrails).get("llm") or {})
+        if llm.get("backend") == "openai_compatible" or _model_path(llm).is_file():
+            judge = "fast" if _fast_judge_available() else "llm"
+        else:
+            judge = "none"
+    values = dict(base)
     if judge == "fast":  # the GGUF decides what the cross-encoder leaves open
         values |= _fast_judge_settings()
         judge = "llm"
@@ -118,9 +141,6 @@ def guardrails_config(config: Config) -> guardrails.Config:
     values |= {"aggregate": config.aggregate}
     values |= config.guardrails
     llm = dict(values.get("llm") or {})
-    if judge == "auto":
-        remote = llm.get("backend") == "openai_compatible"
-        judge = "llm" if remote or _model_path(llm).is_file() else "none"
     if llm.get("backend", "llama_cpp") == "llama_cpp" and (judge == "llm" or config.probes):
         llm["path"] = str(_model_path(llm))
         values["llm"] = llm
@@ -207,7 +227,7 @@ def check_run(
         "feedback": feedback if action == "revise" else [],
         "refusal": diagnosis.refusal_text(mode) if action == "block" else None,
         "diagnosis": {"mode": mode, "text": diagnosis.TEXTS[mode]},
-        "judge": gconfig.judge,
+        "judge": "fast" if gconfig.fast_judge and gconfig.judge == "llm" else gconfig.judge,
         "judge_calls": toolkit.judge_calls - calls_before,
         "seconds": round(time.perf_counter() - started, 4),
         "check_versions": sorted(
