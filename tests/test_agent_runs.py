@@ -154,6 +154,44 @@ def test_generic_run_is_parsed():
     assert run.calls[0].name == "search" and run.results[0].content == "Ann wrote it."
 
 
+def test_generic_run_with_its_own_call_list_and_mcp_tool_declarations():
+    run = {
+        "question": "Weather in Paris tomorrow?",
+        "tools": [
+            {
+                "name": "get_forecast",
+                "description": "Weather forecast for a city",
+                "inputSchema": {  # as an MCP server lists its tools
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string"},
+                        "days": {"type": "integer", "maximum": 7},
+                    },
+                    "required": ["city"],
+                },
+            }
+        ],
+        "tool_calls": [
+            {"id": "x", "name": "get_forecast", "arguments": {"city": "Paris", "days": 9}}
+        ],
+        "tool_results": [{"tool": "get_forecast", "call_id": "x", "content": {"sky": "rain"}}],
+        "answer": "Rain.",
+    }
+    parsed = parse_run(run, "g-2")
+    assert [(c.call_id, c.position) for c in parsed.calls] == [("x", 0)]
+    assert [(r.call_id, r.position) for r in parsed.results] == [("x", 1)]
+    assert parsed.tools["get_forecast"]["properties"]["days"]["maximum"] == 7
+    report = check_run(run, NO_JUDGE)
+    (validation,) = report["tool_call_validations"]
+    assert validation["status"] == "invalid" and any("9" in e for e in validation["errors"])
+    # a call id its result's own args repeat is one call, not two
+    run["tool_results"][0]["args"] = {"city": "Paris"}
+    assert len(parse_run(run, "g-3").calls) == 1
+    run["tool_calls"] = {"id": "x"}
+    with pytest.raises(RunFormatError, match="'tool_calls' is not a list"):
+        parse_run(run, "g-4")
+
+
 def responses_run(answer: str) -> dict:
     """The same order run as the OpenAI Responses API logs it (request items, then output)."""
     function = ORDER_TOOL["function"]

@@ -30,7 +30,8 @@ from stages.common.text import content_tokens, coverage
 from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
-# 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default
+# 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default, a generic
+# run's own tool_calls list and MCP inputSchema declarations read
 VERSION = "1.2.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"

@@ -16,7 +16,10 @@ Four formats, told apart by their shape (or named by a top-level `"format"` key)
   declarations (`{"type": "function", "name", "parameters"}`; built-in tools are skipped). Other
   items (reasoning, built-in tool calls) carry nothing this reads and are skipped.
 - **generic**: `{"question", "tool_results": [{"tool", "call_id"?, "args"?, "content",
-  "is_error"?}], "answer", "tools"?}`, for anything else.
+  "is_error"?}], "answer", "tools"?}`, for anything else. The calls may also come as their own
+  list, `"tool_calls": [{"id", "name", "arguments"}]`, joined to their results by id.
+
+`tools` may be declared as OpenAI, Anthropic (`input_schema`) or MCP (`inputSchema`) write them.
 
 `run_id` (or `id`) names a run; without one it is `<file stem>:<line or index>`. A run that cannot
 be read raises `RunFormatError` whose message names what is wrong in one line; `load` turns each
@@ -132,7 +135,8 @@ def _tool_descriptions(run: dict) -> dict[str, str]:
 
 
 def _tool_schemas(run: dict) -> dict[str, dict] | None:
-    """Declared tools: OpenAI `tools` / `functions`, Anthropic `tools`, BFCL's `function`."""
+    """Declared tools: OpenAI `tools` / `functions`, Anthropic `tools` (`input_schema`), MCP's
+    tool list (`inputSchema`), BFCL's `function`."""
     declared = run.get("tools") or run.get("functions") or run.get("function")
     if declared is None:
         return None
@@ -146,7 +150,8 @@ def _tool_schemas(run: dict) -> dict[str, dict] | None:
         name = spec.get("name")
         if not name or not isinstance(name, str):
             raise RunFormatError(f"tools[{index}] has no name")
-        schema = spec.get("parameters", spec.get("input_schema", {"type": "object"}))
+        keys = [k for k in ("parameters", "input_schema", "inputSchema") if k in spec]
+        schema = spec[keys[0]] if keys else {"type": "object"}
         tools[name] = schema if isinstance(schema, dict) else {}
     return tools
 
@@ -415,6 +420,10 @@ def _generic(run: dict, run_id: str) -> AgentRun:
     if isinstance(run.get("system"), str):
         parsed.user_texts.insert(0, run["system"])
     parsed.model = run.get("model")
+    # calls listed on their own come first, in order: call k at 2k, its result at 2k + 1
+    parsed.calls = _generic_calls(run.get("tool_calls"))
+    turn_of = {call.call_id: call.position for call in parsed.calls}
+    later = 2 * len(turn_of)
     for index, item in enumerate(results):
         if not isinstance(item, dict):
             raise RunFormatError(f"tool_results[{index}] is not an object")
@@ -422,19 +431,45 @@ def _generic(run: dict, run_id: str) -> AgentRun:
         if not name:
             raise RunFormatError(f"tool_results[{index}] has no 'tool' name")
         call_id = str(item.get("call_id") or item.get("id") or f"call_{index + 1}")
-        if "args" in item or "arguments" in item:
-            args, error = _call_args(
-                item.get("args", item.get("arguments")), f"tool_results[{index}]"
-            )
-            parsed.calls.append(ToolCall(call_id, name, args, 2 * index, error))
+        if call_id in turn_of:
+            position = turn_of[call_id] + 1
+        else:
+            position = later + 2 * index + 1
+            if "args" in item or "arguments" in item:
+                args, error = _call_args(
+                    item.get("args", item.get("arguments")), f"tool_results[{index}]"
+                )
+                parsed.calls.append(ToolCall(call_id, name, args, position - 1, error))
         content = item.get("content", item.get("result", item.get("output")))
         parsed.results.append(
             ToolResult(
-                call_id, name, parse_json_text(content), 2 * index + 1, bool(item.get("is_error"))
+                call_id, name, parse_json_text(content), position, bool(item.get("is_error"))
             )
         )
+    parsed.results.sort(key=lambda r: r.position)
     parsed.answer = answer
     return parsed
+
+
+def _generic_calls(raw: Any) -> list[ToolCall]:
+    """A generic run's own `tool_calls` list: `{"id" | "call_id", "name" | "tool",
+    "arguments" | "args"}` each (OpenAI's nested `function` too), call k at turn 2k."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RunFormatError("generic run: 'tool_calls' is not a list")
+    calls = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise RunFormatError(f"tool_calls[{index}] is not an object")
+        spec = item.get("function") if isinstance(item.get("function"), dict) else item
+        name = spec.get("name") or spec.get("tool")
+        if not name or not isinstance(name, str):
+            raise RunFormatError(f"tool_calls[{index}] has no name")
+        call_id = str(item.get("id") or item.get("call_id") or f"call_{index + 1}")
+        args, error = _call_args(spec.get("arguments", spec.get("args")), f"tool_calls[{index}]")
+        calls.append(ToolCall(call_id, name, args, 2 * index, error))
+    return calls
 
 
 # ---------------------------------------------------------------- files
