@@ -99,6 +99,20 @@ def test_a_table_row_is_one_claim_naming_its_cells_and_the_header_is_framing():
     assert cited.refs == ["2"] and cited.text == "Plan: Enterprise; Uptime: 99.9%"
 
 
+def test_a_bold_title_line_and_a_sources_line_are_framing_not_claims():
+    answer = (
+        "**Tokyo time**\n\n- Time: 14:05\n\n*Source: clock_api*\n\n"
+        "References:\n1. get_order\n2. search_kb"
+    )
+    kinds = [(c.text, c.kind) for c in claims.decompose(answer)]
+    assert ("Tokyo time", "framing") in kinds and ("Time: 14:05", "claim") in kinds
+    assert ("Source: clock_api", "framing") in kinds
+    assert [k for t, k in kinds if t.startswith("References:")] == ["framing"] * 3
+    # a bold sentence with a verb, or a sources line with a figure, is still checked
+    assert claims.decompose("**Refunds are issued within 14 days**")[0].kind == "claim"
+    assert framing.kind_of("Source: the 2024 report says revenue grew.") == "claim"
+
+
 def test_an_invented_figure_in_a_table_row_is_caught():
     report = run(TABLE_ANSWER.replace("€44", "€54"), FakeJudge(0.99))
     (wrong,) = [c for c in report["claims"] if "€54" in c["text"]]

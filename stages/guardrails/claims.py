@@ -44,7 +44,9 @@ from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sent
 # 1.5: markdown tables (header framing, a row a claim naming its cells by column); a list item
 # without a verb carries the line that introduced the list.
 # 1.6: an item of a list a refusal introduces ("Not in the passages:") is a refusal of that item.
-VERSION = "1.6.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+# 1.7: a line that is all bold and has no verb ("**Tokyo time**") is a heading; an item of a list
+# that "Sources:" / "References:" introduces names a source (framing).
+VERSION = "1.7.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -167,6 +169,8 @@ LINE_MARKER_RE = re.compile(
     r"|(?i:step|option|tip|method|point)[ \t]+\d{1,2}[ \t]*[:.)-])[ \t]+)"
 )
 HEADING_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]+")
+# A line that is all bold ("**Tokyo time**", "__Refund policy:__"): a title when it has no verb
+BOLD_LINE_RE = re.compile(r"(?m)^[ \t]*(\*\*|__)([^*_\n]+?)\1[ \t]*:?[ \t]*$")
 # "steps: 1. Check … 2. Use …" written on one line: a marker after a sentence's end or a colon
 INLINE_MARKER_RE = re.compile(r"(?<=[.:!?])[ \t]+(\d{1,2}[.)])(?=[ \t]+[A-Z*])")
 EMPHASIS_RE = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=[\w.:!?)])\*(?![\w*])")
@@ -242,6 +246,10 @@ def mask(answer: str) -> Masked:
     for m in HEADING_RE.finditer(answer):
         line_end = answer.find("\n", m.start())
         headings.append((m.start(), len(answer) if line_end < 0 else line_end))
+    for m in BOLD_LINE_RE.finditer(answer):
+        title = m.group(2).strip()
+        if len(title.split()) <= 8 and not re.search(r"[.!?]$", title) and _verbless(title):
+            headings.append((m.start(), m.end()))
     for m in LINE_MARKER_RE.finditer(answer):
         _blank(chars, m.start(), m.end())
     for m in INLINE_MARKER_RE.finditer("".join(chars)):
@@ -425,6 +433,9 @@ def decompose(answer: str | None) -> list[Claim]:
             kind = "framing" if heading else framing.kind_of(text)
             if is_item and lead and kind == "claim" and framing.kind_of(lead) == "refusal":
                 kind, text = "refusal", f"{lead} {text}"  # an item of "Not in the passages:"
+            elif is_item and lead and kind == "claim" and framing.names_sources(lead):
+                if not re.search(r"\d", text):  # an item of "References:" names a source
+                    kind, text = "framing", f"{lead} {text}"
             elif is_item and lead and kind == "claim" and _verbless(text):
                 text = f"{lead} {text}"
             claims.append(

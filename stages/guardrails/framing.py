@@ -21,7 +21,9 @@ import re
 
 from stages.common.text import content_tokens
 
-VERSION = "1.1.0"  # 1.1: pointing to other sources is framing; "the necessary information" is meta
+# 1.1: pointing to other sources is framing; "the necessary information" is meta; 1.2: a line
+# naming its sources ("Source: pricing_api", "References:") is framing
+VERSION = "1.2.0"
 
 _SOURCES = (
     r"(?:passages?|context|information(?: provided| given)?|texts?|documents?|sources?|"
@@ -45,6 +47,12 @@ FRAMING_RE = re.compile(
     r"of course\b|absolutely\b|great question\b|"
     r"(?:in summary|in conclusion|to summarize|to sum up|overall|in short|summary|answer|"
     r"conclusion|note)\s*[:.,!]?\s*$)"
+)
+# A line naming where the answer came from, not what it says: "Source: pricing_api",
+# "Sources: [1], [2]" (references lifted), "References: get_order". With a figure it stays a claim.
+ATTRIBUTION_RE = re.compile(
+    r"(?i)^\W*(?:sources?|references?|citations?|cited(?: sources?)?|retrieved from|"
+    r"data sources?)\s*(?::|-|–|—)"
 )
 ADVICE_RE = re.compile(
     r"(?i)\b(?:consult|speak (?:with|to)|talk (?:with|to)|check with|see|contact|seek (?:the )?"
@@ -94,6 +102,11 @@ META_WORDS = frozenset(
 )
 
 
+def names_sources(text: str) -> bool:
+    """A line that names where the answer came from ("Sources:", "References: get_order")."""
+    return bool(ATTRIBUTION_RE.search(strip_preamble(text)))
+
+
 def strip_preamble(text: str) -> str:
     return PREAMBLE_RE.sub("", text, count=1).strip()
 
@@ -106,7 +119,7 @@ def kind_of(text: str) -> str:
     if not re.search(r"\w", body):
         return "framing"
     has_figure = bool(re.search(r"\d", body))
-    if FRAMING_RE.search(body) and not has_figure:
+    if (FRAMING_RE.search(body) or ATTRIBUTION_RE.search(body)) and not has_figure:
         return "framing"
     if body.rstrip().endswith(":") and not has_figure:
         return "framing"  # a lead-in to the list or passage that follows
