@@ -113,6 +113,26 @@ def test_a_bold_title_line_and_a_sources_line_are_framing_not_claims():
     assert framing.kind_of("Source: the 2024 report says revenue grew.") == "claim"
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The Pro plan costs 29 EUR per month【4:0†pricing.md】.",
+        "The Pro plan costs 29 EUR per month.[^1]\n\n[^1]: pricing_api, retrieved 2 May 2026",
+        "The Pro plan costs 29 EUR per month<sup>1</sup>.",
+    ],
+)
+def test_chat_products_citation_marks_are_lifted_and_no_figure(answer):
+    (claim,) = claims.decompose(answer)
+    assert claim.text == "The Pro plan costs 29 EUR per month." and claim.kind == "claim"
+    evidence = {"E1": {"evidence_id": "E1", "text": "Pro plan: 29 EUR per month.", "title": "x"}}
+    config = Config(judge="none")
+    marked = check_answer(answer, evidence, question="Price?", config=config)["claims"][0]
+    plain = check_answer(claim.text, evidence, question="Price?", config=config)["claims"][0]
+    assert (marked["score"], marked["status"]) == (plain["score"], plain["status"])
+    failing = {c["name"] for c in marked["checks"] if c["score"] < 1}
+    assert not failing & {"figures", "citations"}  # the marks are no figure and no citation
+
+
 def test_an_invented_figure_in_a_table_row_is_caught():
     report = run(TABLE_ANSWER.replace("€44", "€54"), FakeJudge(0.99))
     (wrong,) = [c for c in report["claims"] if "€54" in c["text"]]

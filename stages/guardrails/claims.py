@@ -45,7 +45,8 @@ from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sent
 # without a verb carries the line that introduced the list.
 # 1.6: an item of a list a refusal introduces ("Not in the passages:") is a refusal of that item.
 # 1.7: a line that is all bold and has no verb ("**Tokyo time**") is a heading; an item of a list
-# that "Sources:" / "References:" introduces names a source (framing).
+# that "Sources:" / "References:" introduces names a source (framing); chat products' citation
+# marks ("【4:0†file】", "[^1]", "<sup>1</sup>") and footnote definitions are lifted out.
 VERSION = "1.7.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
 
 CLAUSE_SPLIT_RE = re.compile(
@@ -171,11 +172,19 @@ LINE_MARKER_RE = re.compile(
 HEADING_RE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]+")
 # A line that is all bold ("**Tokyo time**", "__Refund policy:__"): a title when it has no verb
 BOLD_LINE_RE = re.compile(r"(?m)^[ \t]*(\*\*|__)([^*_\n]+?)\1[ \t]*:?[ \t]*$")
+# A markdown footnote's definition ("[^1]: pricing_api, retrieved 2 May"): where, not what
+FOOTNOTE_LINE_RE = re.compile(r"(?m)^[ \t]*\[\^\w{1,12}\]:.*$")
 # "steps: 1. Check … 2. Use …" written on one line: a marker after a sentence's end or a colon
 INLINE_MARKER_RE = re.compile(r"(?<=[.:!?])[ \t]+(\d{1,2}[.)])(?=[ \t]+[A-Z*])")
 EMPHASIS_RE = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=[\w.:!?)])\*(?![\w*])")
 # References, most specific first; group "n" holds the numbers, "o" an ordinal, "t" a title.
 REF_RES = (
+    # Citation marks of chat products, lifted without a number (theirs is not the evidence's
+    # order): OpenAI file search "【4:0†pricing.md】" (the file name kept as a title), markdown
+    # footnotes "[^1]", HTML "<sup>1</sup>"
+    re.compile(r"[ \t]*【[^】†\n]{0,12}(?:†(?P<t>[^】\n]{1,80}))?】"),
+    re.compile(r"[ \t]*\[\^\w{1,12}\]"),
+    re.compile(r"[ \t]*<sup>[ \t]*\[?[\d, ]{1,12}\]?[ \t]*</sup>"),
     # "(Passage 2)", "(passages 1 and 3)", "[1]", "[2, 3]", "(Source: passage 1)", "(p. 2:1)"
     re.compile(
         rf"[ \t]*[\[(][ \t]*(?:(?i:source|ref|reference|see|from|cf\.?)s?[ \t]*:?[ \t]*)?"
@@ -250,6 +259,8 @@ def mask(answer: str) -> Masked:
         title = m.group(2).strip()
         if len(title.split()) <= 8 and not re.search(r"[.!?]$", title) and _verbless(title):
             headings.append((m.start(), m.end()))
+    for m in FOOTNOTE_LINE_RE.finditer(answer):
+        _blank(chars, m.start(), m.end())
     for m in LINE_MARKER_RE.finditer(answer):
         _blank(chars, m.start(), m.end())
     for m in INLINE_MARKER_RE.finditer("".join(chars)):
