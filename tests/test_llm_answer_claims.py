@@ -111,6 +111,7 @@ def test_a_bold_title_line_and_a_sources_line_are_framing_not_claims():
     # a bold sentence with a verb, or a sources line with a figure, is still checked
     assert claims.decompose("**Refunds are issued within 14 days**")[0].kind == "claim"
     assert framing.kind_of("Source: the 2024 report says revenue grew.") == "claim"
+    assert framing.kind_of("Did you know the Pro plan costs 29 EUR?") == "claim"  # a figure
 
 
 @pytest.mark.parametrize(
@@ -199,6 +200,9 @@ def test_references_resolve_by_id_or_position_and_an_unretrieved_one_is_reported
         "It is always best to consult a veterinarian.",
         "However, for a more detailed guide, you may need to consult additional sources.",
         "The passages provide the necessary information to answer the question.",
+        "Would you like me to track the parcel for you?",
+        "Is there anything else I can help you with?",
+        "Source: pricing_api",
     ],
 )
 def test_framing_is_recognised(text):

@@ -22,7 +22,7 @@ import re
 from stages.common.text import content_tokens
 
 # 1.1: pointing to other sources is framing; "the necessary information" is meta; 1.2: a line
-# naming its sources ("Source: pricing_api", "References:") is framing
+# naming its sources ("Source: pricing_api", "References:") is framing, and so is a question
 VERSION = "1.2.0"
 
 _SOURCES = (
@@ -123,6 +123,8 @@ def kind_of(text: str) -> str:
         return "framing"
     if body.rstrip().endswith(":") and not has_figure:
         return "framing"  # a lead-in to the list or passage that follows
+    if body.rstrip().rstrip("\"'”’)").endswith("?") and not has_figure:
+        return "framing"  # a question asks, it states nothing: "Would you like me to track it?"
     if (ADVICE_RE.search(body) or ELSEWHERE_RE.search(body)) and len(body.split()) <= 30:
         return "framing"
     if not set(content_tokens(body)) - BOILERPLATE - META_WORDS:
