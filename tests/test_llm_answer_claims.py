@@ -134,6 +134,17 @@ def test_chat_products_citation_marks_are_lifted_and_no_figure(answer):
     assert not failing & {"figures", "citations"}  # the marks are no figure and no citation
 
 
+def test_a_full_dates_month_is_no_name_but_the_date_is_still_compared():
+    spans = ["order_id: ORD-12345\nstatus: shipped\nshipped_at: 2026-03-02"]
+    right = groundedness.check_entities("Your order ORD-12345 shipped on 2 March 2026.", spans)
+    assert right.score == 1.0  # the JSON result's ISO date holds "2 March 2026"
+    wrong = groundedness.check_figures("Your order ORD-12345 shipped on 2 April 2026.", spans)
+    assert wrong.score == 0.0 and "2026-04-02" in " ".join(wrong.reasons)
+    # without its year the month is still a name the evidence must write
+    partial = groundedness.check_entities("Your order ORD-12345 shipped on 2 March.", spans)
+    assert partial.score == 0.0 and "March" in " ".join(partial.reasons)
+
+
 def test_an_invented_figure_in_a_table_row_is_caught():
     report = run(TABLE_ANSWER.replace("€44", "€54"), FakeJudge(0.99))
     (wrong,) = [c for c in report["claims"] if "€54" in c["text"]]

@@ -89,8 +89,8 @@ NAME = "guardrails"
 # 2.15 (issue 41): claims as other LLMs write them (markdown, framing `not_a_claim`, refusals, their
 # own "(Passage 2)" references), derived figures to the judge, claim spans, `floor_mean` gate; also
 # covers the sentence splitter's abbreviation change in stages/common/text.py made alongside
-# 2.16: a bold title line and a "Sources:" / "References:" line are framing (claims 1.7, framing
-# 1.2)
+# 2.16: a bold title line, a "Sources:" / "References:" line and a question are framing (claims
+# 1.7, framing 1.2); the month of a full date is no name (entities 2.5)
 VERSION = "2.16.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records

@@ -87,7 +87,8 @@ CHECKS = {
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
     # 2.4: an opener the claim also writes in lower case, or a verb once lower-cased, is a word
-    "entities": "2.4.0",
+    # 2.5: the month of a full date ("2 March 2026") is no name (figures compares the date)
+    "entities": "2.5.0",
     # 2.1: glued web sentences split; a span's negation scopes forward; 2.2: not over a word the
     # span sentence also restates unnegated
     "polarity": "2.2.0",
@@ -390,6 +391,15 @@ def check_scale(claim: str, spans: list[str]) -> CheckResult:
 # ---------------------------------------------------------------- names and identifiers
 
 
+def _without_full_dates(text: str) -> str:
+    """The text with its dates that have a year blanked (same length)."""
+    from stages.common.text import DATE_PATTERNS
+
+    for pattern, _ in DATE_PATTERNS:
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
 def names_in(claim: str) -> list[str]:
     """Capitalised words and acronyms, minus common words that start a sentence."""
     found = []
@@ -494,7 +504,9 @@ def check_entities(
     support = " ".join(spans)
     vocabulary = _vocabulary(f"{support} {headings}")
     body = strip_lead_in(claim)
-    names = names_in(without_identifiers(body))
+    # a full date's month ("2 March 2026") is no name: the figures check compares dates as ISO
+    # values, so "2026-03-02" in a JSON result holds it (a date without its year stays strict)
+    names = names_in(without_identifiers(_without_full_dates(body)))
     first = re.match(r"\W*([\w&-]+)", body)
     first_word = first.group(1) if first else None
     # Words that open a sentence, a list item's label or the text after it ("Choose a scale:
