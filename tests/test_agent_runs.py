@@ -538,6 +538,9 @@ def test_an_unrelated_tool_does_not_fit(fresh_fit_cache):
     assert not tool_calls.tool_fit(request, *weather).fits
     assert tool_calls.tool_fit("Will it rain in Paris tomorrow?", *weather).fits
     assert tool_calls.tool_fit(request, *AREA, ids_from_request=True).fits
+    # a tool declared without a description: a bare name says too little to reject the call
+    bare = tool_calls.tool_fit("What time is it in Tokyo?", "now", "")
+    assert (bare.fits, bare.rule) == (True, "exempt")
 
 
 def test_the_lexical_rule_when_the_model_is_unavailable(fresh_fit_cache, monkeypatch):

@@ -51,7 +51,7 @@ from stages.models import embeddings
 
 # 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null; 1.3: an argument's
 # declared default value is not an invented identifier; 1.4: tool fit at 0.275 (a margin under
-# the valid-call target)
+# the valid-call target), a tool declared without a description is not fit-checked
 VERSION = "1.4.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
@@ -455,7 +455,8 @@ def tool_fit(
     threshold: float | None = FIT_SIMILARITY,
     model: str = FIT_MODEL,
 ) -> ToolFit:
-    """Whether a declared tool fits the request. Exempt: nothing to compare, a free-text tool
+    """Whether a declared tool fits the request. Exempt: nothing to compare (no request, or a
+    tool declared without a description), a free-text tool
     (search, lookup, query…), or a call passing an identifier the user wrote
     (`ids_from_request`). Otherwise, with `threshold` set and the embedding model available, the
     semantic rule: the similarity of the tool's name words and description to the request (or
@@ -463,8 +464,10 @@ def tool_fit(
     lexical rule: the name or description shares a content word (stems) with the request. A
     call to a tool that fits in none of these ways was made for a request no declared tool
     serves."""
-    if not request.strip() or not (name or description) or ids_from_request:
-        return ToolFit(True, "exempt")  # nothing to compare, or the user named the call's subject
+    if not request.strip() or not description.strip() or ids_from_request:
+        # nothing to compare (a bare name such as "now" says too little to reject a call: it
+        # scored 0.17 against "What time is it in Tokyo?"), or the user named the call's subject
+        return ToolFit(True, "exempt")
     words = f"{_name_words(name)} {description}".strip()
     if GENERIC_TOOL_RE.search(_name_words(name)):
         return ToolFit(True, "exempt")  # a free-text tool, by its name
