@@ -317,6 +317,22 @@ def dates_in(text: str) -> set[str]:
     return found
 
 
+def replace_date(text: str, iso: str) -> str:
+    """Each written form of the date `iso` as one token ("d20260302"): two wordings read alike."""
+    for pattern, _ in DATE_PATTERNS:
+        if matches := [m for m in pattern.finditer(text) if dates_in(m.group(0)) == {iso}]:
+            for match in reversed(matches):
+                text = text[: match.start()] + f" d{iso.replace('-', '')} " + text[match.end() :]
+    return text
+
+
+def blank_dates(text: str) -> str:
+    """The text with its dates that have a year blanked (same length)."""
+    for pattern, _ in DATE_PATTERNS:
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
 def critical_values(text: str) -> set[str]:
     """Figures a claim may not invent: numbers, amounts, percentages and dates."""
     return numbers_in(text) | {f"date:{d}" for d in dates_in(text)}

@@ -44,11 +44,13 @@ from stages.common.text import (
     NEGATION_RE,
     NUMBER_RE,
     STOPWORDS,
+    blank_dates,
     canonical_number,
     content_tokens,
     coverage,
     critical_values,
     dates_in,
+    replace_date,
     sentence_spans,
     stem,
     words,
@@ -248,23 +250,13 @@ def canonical_tokens(text: str, dates: bool = True) -> list[str]:
     and possessives dropped: the form in which two wordings of the same statement read alike."""
     text = re.sub(r"\[E\d+\]", " ", text)
     for iso in sorted(dates_in(text)) if dates else []:
-        text = _replace_dates(text, iso)
+        text = replace_date(text, iso)
     text = NUMBER_WORD_RE.sub(lambda m: f" {_number_word_value(m)} ", text)
     text = re.sub(r"(\d)\s?(?:percent|per cent)\b", r"\1%", text, flags=re.IGNORECASE)
     tokens = []
     for token in words(fold(text).replace("-", " ")):
         tokens.append(token.removesuffix("'s").removesuffix("'"))
     return tokens
-
-
-def _replace_dates(text: str, iso: str) -> str:
-    from stages.common.text import DATE_PATTERNS
-
-    for pattern, _ in DATE_PATTERNS:
-        if dates_in_match := [m for m in pattern.finditer(text) if dates_in(m.group(0)) == {iso}]:
-            for match in reversed(dates_in_match):
-                text = text[: match.start()] + f" d{iso.replace('-', '')} " + text[match.end() :]
-    return text
 
 
 def is_verbatim(claim: str, spans: list[str]) -> bool:
@@ -391,15 +383,6 @@ def check_scale(claim: str, spans: list[str]) -> CheckResult:
 # ---------------------------------------------------------------- names and identifiers
 
 
-def _without_full_dates(text: str) -> str:
-    """The text with its dates that have a year blanked (same length)."""
-    from stages.common.text import DATE_PATTERNS
-
-    for pattern, _ in DATE_PATTERNS:
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
-    return text
-
-
 def names_in(claim: str) -> list[str]:
     """Capitalised words and acronyms, minus common words that start a sentence."""
     found = []
@@ -506,7 +489,7 @@ def check_entities(
     body = strip_lead_in(claim)
     # a full date's month ("2 March 2026") is no name: the figures check compares dates as ISO
     # values, so "2026-03-02" in a JSON result holds it (a date without its year stays strict)
-    names = names_in(without_identifiers(_without_full_dates(body)))
+    names = names_in(without_identifiers(blank_dates(body)))
     first = re.match(r"\W*([\w&-]+)", body)
     first_word = first.group(1) if first else None
     # Words that open a sentence, a list item's label or the text after it ("Choose a scale:
