@@ -154,6 +154,26 @@ def test_generic_run_is_parsed():
     assert run.calls[0].name == "search" and run.results[0].content == "Ann wrote it."
 
 
+def test_a_result_is_about_its_calls_arguments_unless_the_tool_is_a_search():
+    def run(tool: str, args: dict, answer: str) -> dict:
+        return {
+            "question": "What time is it in Tokyo?",
+            "tool_results": [{"tool": tool, "call_id": "c1", "args": args, "content": "14:05 JST"}],
+            "answer": answer,
+        }
+
+    # the call asked about Tokyo: its result may be named so
+    asked = check_run(run("get_time", {"city": "Tokyo"}, "It is 14:05 in Tokyo."), NO_JUDGE)
+    assert asked["claims"][0]["status"] == "supported"
+    other = check_run(run("get_time", {"city": "Tokyo"}, "It is 14:05 in Osaka."), NO_JUDGE)
+    assert "name not in evidence: Osaka" in other["claims"][0]["reasons"]
+    # a search query is the agent's own words: it says nothing of what was found
+    searched = check_run(
+        run("web_search", {"query": "time Tokyo"}, "It is 14:05 in Tokyo."), NO_JUDGE
+    )
+    assert "name not in evidence: Tokyo" in searched["claims"][0]["reasons"]
+
+
 def test_generic_run_with_its_own_call_list_and_mcp_tool_declarations():
     run = {
         "question": "Weather in Paris tomorrow?",

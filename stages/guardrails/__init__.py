@@ -210,8 +210,12 @@ def tool_validations(rows: list[dict]) -> tuple[list[dict], list[str]]:
 
 
 def headings_of(chosen: list[dict]) -> str:
-    """The titles and section paths of the evidence items a claim cites."""
-    return " ".join(f"{e.get('title') or ''} {e.get('section_path') or ''}" for e in chosen)
+    """The titles, section paths and `about` (an agent tool call's arguments) of the evidence
+    items a claim cites: names there are not invented by the answer."""
+    return " ".join(
+        f"{e.get('title') or ''} {e.get('section_path') or ''} {e.get('about') or ''}"
+        for e in chosen
+    )
 
 
 def spans_of(ids: list[str], evidence: dict[str, dict]) -> list[dict]:
@@ -580,6 +584,7 @@ def check_versions(config: Config) -> list[str]:
 
 
 EVIDENCE_KEYS = ("evidence_id", "text", "title", "section_path", "doc_id", "char_start", "char_end")
+EVIDENCE_KEYS += ("about",)  # what an agent tool result is about: its call's arguments
 
 
 def check_answer(
@@ -596,7 +601,8 @@ def check_answer(
     pipeline, an agent run, a bench): the public entry point of the ONE claim checker.
 
     `evidence` maps evidence ids to {"text", "title", "section_path", "doc_id", "char_start",
-    "char_end"} (only "text" matters; missing keys are filled). `generated`: the answer was
+    "char_end", "about"} (only "text" matters; missing keys are filled; names in the title,
+    section and `about` are not invented). `generated`: the answer was
     written by an LLM (its short answers are judged against the question and its critical
     claims may be probed when `config.consistency_probes` > 0). The answer is not redacted:
     `redactions` is empty and `pii_detector` "none"."""

@@ -6,6 +6,11 @@ of objects, e.g. `/results/2`) or one for the whole object, its JSON pointer (RF
 the span's anchor. A text result is one item. A result that is empty, an error (`is_error`, an
 exception or traceback, an HTTP error body) or says nothing was found is not evidence: it is
 classified (`kind`) and left out, with the reason.
+
+A span also says what it is `about`: the text values of the arguments its call passed, for a
+tool that is not a free-text search. `get_time(city="Tokyo")` returning "14:05 JST" is about
+Tokyo, so an answer may name Tokyo (the entities check reads `about` as it reads a document's
+title); a search query is the agent's own words and says nothing of what was found.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stages.guardrails.agent_runs.formats import AgentRun, ToolResult
+from stages.guardrails.agent_runs.formats import AgentRun, ToolCall, ToolResult
+from stages.guardrails.agent_runs.tool_calls import is_free_text_tool
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: a span is `about` its call's text arguments (not for free-text tools)
+MAX_ABOUT_CHARS = 80  # an argument longer than this is content the agent wrote, not a subject
 MAX_ITEMS_PER_RESULT = 50  # records beyond this are not read (a dump of a whole table)
 MAX_VALUE_CHARS = 20000  # one value (a page of text) beyond this is cut
 
@@ -53,6 +60,7 @@ class Span:
     call_id: str | None
     pointer: str  # JSON pointer into the result ("" = the whole result)
     text: str
+    about: str = ""  # the call's text arguments: what the result is about
 
     def anchor(self) -> str:
         return f"{self.tool}#{self.call_id or ''}{self.pointer}"
@@ -246,7 +254,27 @@ def records(value: Any, pointer: str = "") -> list[tuple[str, Any]]:
     return [(pointer, value)]
 
 
-def spans_of_result(result: ToolResult, first_id: int) -> list[Span]:
+def about_call(call: ToolCall | None) -> str:
+    """The short text values of a call's arguments, unless its tool is a free-text search."""
+    if call is None or call.args_error or is_free_text_tool(call.name):
+        return ""
+    values: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for child in value.values():
+                walk(child)
+        elif isinstance(value, list):
+            for child in value:
+                walk(child)
+        elif isinstance(value, str) and 0 < len(value.strip()) <= MAX_ABOUT_CHARS:
+            values.append(value.strip())
+
+    walk(call.args)
+    return "; ".join(values)
+
+
+def spans_of_result(result: ToolResult, first_id: int, about: str = "") -> list[Span]:
     content = result.content
     if isinstance(content, dict | list):
         spans = []
@@ -254,19 +282,21 @@ def spans_of_result(result: ToolResult, first_id: int) -> list[Span]:
             text = "\n".join(_lines(value))
             if text.strip():
                 evidence_id = f"E{first_id + len(spans)}"
-                spans.append(Span(evidence_id, result.name, result.call_id, pointer, text))
+                spans.append(Span(evidence_id, result.name, result.call_id, pointer, text, about))
         return spans
     text = str(content).strip()
-    return [Span(f"E{first_id}", result.name, result.call_id, "", text)] if text else []
+    return [Span(f"E{first_id}", result.name, result.call_id, "", text, about)] if text else []
 
 
 def collect(run: AgentRun) -> tuple[list[Span], list[ResultKind]]:
     """The run's evidence spans, and what each tool result was (evidence or why not)."""
     spans: list[Span] = []
     kinds: list[ResultKind] = []
+    calls = {c.call_id: c for c in run.calls if c.call_id}
     for result in sorted(run.results, key=lambda r: r.position):
         kind, reason = classify(result)
-        found = spans_of_result(result, len(spans) + 1) if kind == "evidence" else []
+        about = about_call(calls.get(result.call_id or ""))
+        found = spans_of_result(result, len(spans) + 1, about) if kind == "evidence" else []
         if kind == "evidence" and not found:
             kind, reason = "empty", "the tool returned nothing"
         spans += found
@@ -283,6 +313,7 @@ def as_checker_evidence(spans: list[Span]) -> dict[str, dict]:
             "text": s.text,
             "title": s.tool,
             "section_path": s.anchor(),
+            "about": s.about,
             "doc_id": s.call_id or s.tool,
             "char_start": 0,
             "char_end": len(s.text),

@@ -375,6 +375,13 @@ GENERIC_TOOL_RE = re.compile(
     r"kb|web|docs?|documents?|faq|sql|database)\b",
     re.IGNORECASE,
 )
+
+
+def is_free_text_tool(name: str) -> bool:
+    """A tool that takes any free-text request (search, lookup, query…), by its name."""
+    return bool(GENERIC_TOOL_RE.search(_name_words(name)))
+
+
 # The semantic rule: a tool fits when the cosine similarity of its name words and description
 # to the request (or to one sentence of it, for a request of several tasks) is at least this.
 # Chosen on BFCL's choose split (even records) by `python -m bench agent_runs`: the threshold
@@ -469,7 +476,7 @@ def tool_fit(
         # scored 0.17 against "What time is it in Tokyo?"), or the user named the call's subject
         return ToolFit(True, "exempt")
     words = f"{_name_words(name)} {description}".strip()
-    if GENERIC_TOOL_RE.search(_name_words(name)):
+    if is_free_text_tool(name):
         return ToolFit(True, "exempt")  # a free-text tool, by its name
     if threshold is not None:
         similarity = fit_similarity(request, [words], model)
