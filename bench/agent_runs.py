@@ -378,6 +378,7 @@ def claim_metrics(items: list[dict]) -> dict[str, Any]:
 
 def run_claims(folder: Path, start: int, stop: int, config: dict) -> dict[str, Any]:
     from stages.guardrails.agent_runs import check_run, make_toolkit
+    from stages.guardrails.agent_runs.check import judge_label
 
     toolkit = make_toolkit(config)
     items = halueval_items(folder, start, stop)
@@ -396,7 +397,7 @@ def run_claims(folder: Path, start: int, stop: int, config: dict) -> dict[str, A
             common.console.print(f"agent_runs: {number}/{len(items)} HaluEval-built runs")
     splits = {s: [i for i in items if i["split"] == s] for s in ("choose", "report")}
     return {
-        "judge": "fast" if toolkit.config.fast_judge else toolkit.config.judge,
+        "judge": judge_label(toolkit.config),
         "config": config,
         "records": f"{start + 1}-{min(stop, start + len(items) // 3)}",
         "all": claim_metrics(items),

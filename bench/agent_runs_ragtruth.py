@@ -88,6 +88,7 @@ def run(
     default); splits (fit,report). A judge other than the default writes
     `agent_runs_ragtruth-<judge>.json`."""
     from stages.guardrails.agent_runs import make_toolkit
+    from stages.guardrails.agent_runs.check import judge_label
 
     options = {"judge": None, "splits": "fit,report"} | (overrides or {}).get(NAME, {})
     folder = common.dataset_dir(ragtruth.FOLDER, ragtruth.FILES)  # raises Skipped when absent
@@ -107,7 +108,7 @@ def run(
             common.console.print(f"{NAME}: {split} / {shape} done")
     payload = {
         "status": "ok",
-        "judge": "fast" if toolkit.config.fast_judge else toolkit.config.judge,
+        "judge": judge_label(toolkit.config),
         "aggregate": toolkit.config.aggregate,
         "splits": splits,
         "targets": ragtruth.TARGETS,

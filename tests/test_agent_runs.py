@@ -207,6 +207,12 @@ def test_generic_run_with_its_own_call_list_and_mcp_tool_declarations():
     # a call id its result's own args repeat is one call, not two
     run["tool_results"][0]["args"] = {"city": "Paris"}
     assert len(parse_run(run, "g-3").calls) == 1
+    # a result of no listed call comes after every listed call, even when ids repeat
+    twice = {**run, "tool_calls": [run["tool_calls"][0]] * 2}
+    twice["tool_results"] = [{"tool": "now", "args": {}, "content": "noon"}]
+    parsed = parse_run(twice, "g-5")
+    positions = [c.position for c in parsed.calls] + [r.position for r in parsed.results]
+    assert len(set(positions)) == len(positions) and parsed.results[0].position > 2
     run["tool_calls"] = {"id": "x"}
     with pytest.raises(RunFormatError, match="'tool_calls' is not a list"):
         parse_run(run, "g-4")

@@ -583,8 +583,9 @@ def check_versions(config: Config) -> list[str]:
     return sorted(versions)
 
 
+# "about": what an agent's tool result is about (its call's arguments), read like a title
 EVIDENCE_KEYS = ("evidence_id", "text", "title", "section_path", "doc_id", "char_start", "char_end")
-EVIDENCE_KEYS += ("about",)  # what an agent tool result is about: its call's arguments
+EVIDENCE_KEYS += ("about",)
 
 
 def check_answer(

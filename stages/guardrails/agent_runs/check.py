@@ -159,6 +159,11 @@ def guardrails_config(config: Config) -> guardrails.Config:
     return guardrails.Config(**values)
 
 
+def judge_label(gconfig: guardrails.Config) -> str:
+    """The judge a report names: "fast" for the LLM judge behind the cross-encoder."""
+    return "fast" if gconfig.fast_judge and gconfig.judge == "llm" else gconfig.judge
+
+
 def resolve_config(config: Config | dict | None) -> Config:
     if config is None:
         return Config()
@@ -228,7 +233,7 @@ def check_run(
         "feedback": feedback if action == "revise" else [],
         "refusal": diagnosis.refusal_text(mode) if action == "block" else None,
         "diagnosis": {"mode": mode, "text": diagnosis.TEXTS[mode]},
-        "judge": "fast" if gconfig.fast_judge and gconfig.judge == "llm" else gconfig.judge,
+        "judge": judge_label(gconfig),
         "judge_calls": toolkit.judge_calls - calls_before,
         "seconds": round(time.perf_counter() - started, 4),
         "check_versions": sorted(

@@ -150,8 +150,8 @@ def _tool_schemas(run: dict) -> dict[str, dict] | None:
         name = spec.get("name")
         if not name or not isinstance(name, str):
             raise RunFormatError(f"tools[{index}] has no name")
-        keys = [k for k in ("parameters", "input_schema", "inputSchema") if k in spec]
-        schema = spec[keys[0]] if keys else {"type": "object"}
+        keys = ("parameters", "input_schema", "inputSchema")  # OpenAI, Anthropic, MCP
+        schema = next((spec[k] for k in keys if k in spec), {"type": "object"})
         tools[name] = schema if isinstance(schema, dict) else {}
     return tools
 
@@ -423,7 +423,7 @@ def _generic(run: dict, run_id: str) -> AgentRun:
     # calls listed on their own come first, in order: call k at 2k, its result at 2k + 1
     parsed.calls = _generic_calls(run.get("tool_calls"))
     turn_of = {call.call_id: call.position for call in parsed.calls}
-    later = 2 * len(turn_of)
+    later = 2 * len(parsed.calls)  # results of no listed call come after every listed one
     for index, item in enumerate(results):
         if not isinstance(item, dict):
             raise RunFormatError(f"tool_results[{index}] is not an object")
