@@ -290,7 +290,7 @@ def tool_call_metrics(items: list[dict]) -> dict[str, Any]:
 
 
 def run_tool_calls(folder: Path, limit: int | None) -> dict[str, Any]:
-    from stages.guardrails.agent_runs import formats, tool_calls
+    from agents.checking import formats, tool_calls
 
     items = bfcl_items(folder, limit)
     started = time.perf_counter()
@@ -377,8 +377,8 @@ def claim_metrics(items: list[dict]) -> dict[str, Any]:
 
 
 def run_claims(folder: Path, start: int, stop: int, config: dict) -> dict[str, Any]:
-    from stages.guardrails.agent_runs import check_run, make_toolkit
-    from stages.guardrails.agent_runs.check import judge_label
+    from agents.checking import check_run, make_toolkit
+    from agents.checking.check import judge_label
 
     toolkit = make_toolkit(config)
     items = halueval_items(folder, start, stop)
@@ -434,7 +434,7 @@ def six_claim_run(records: list[dict], index: int) -> dict:
 
 
 def run_speed(folder: Path, runs: int, config: dict) -> dict[str, Any]:
-    from stages.guardrails.agent_runs import check_run, make_toolkit
+    from agents.checking import check_run, make_toolkit
 
     records = _jsonl(folder / "qa_first500.jsonl")[CHOOSE_RECORDS:]
     toolkit = make_toolkit(config)
@@ -674,7 +674,7 @@ def freeze(root: Path | None = None) -> Path:
             "name": SET_NAME,
             "description": "Agent runs (issue 42): tool calls to verify (BFCL-built) and answers "
             "over tool results (HaluEval-built); flagged = the report's action is not emit",
-            "checker": "stages.guardrails.agent_runs.detection.check_record",
+            "checker": "agents.checking.detection.check_record",
             "overrides": {"agent_runs": {}},
             "source": "BFCL v4 (Apache-2.0), HaluEval QA (MIT); see NOTICE.md",
             "counts": dict(sorted(counts.items())),

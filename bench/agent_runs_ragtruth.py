@@ -4,7 +4,7 @@
 The answers agents write are longer: lists, preambles, their own citations. RAGTruth QA's are
 real ones (GPT-4, GPT-3.5, Llama-2, Mistral over three retrieved passages, human-labelled
 hallucinated spans; `bench ragtruth`), so each is framed here as an agent run and checked by
-`stages.guardrails.agent_runs.check_run` with its default config. That is the whole path: the
+`agents.checking.check_run` with its default config. That is the whole path: the
 evidence read from tool results, the diagnosis, the gate. Two shapes of the same evidence:
 
 - `text`: three calls of a `search` tool, each returning one passage as plain text;
@@ -59,7 +59,7 @@ def as_run(record: dict, shape: str) -> dict:
 
 
 def check_split(records: list[dict], shape: str, toolkit: Any, config: dict) -> dict[str, Any]:
-    from stages.guardrails.agent_runs import check_run
+    from agents.checking import check_run
 
     items, modes, seconds = [], collections.Counter(), []
     calls_before = toolkit.judge_calls
@@ -87,8 +87,8 @@ def run(
     """Options (`--set agent_runs_ragtruth.KEY=VALUE`): judge (check_run's, default its own
     default); splits (fit,report). A judge other than the default writes
     `agent_runs_ragtruth-<judge>.json`."""
-    from stages.guardrails.agent_runs import make_toolkit
-    from stages.guardrails.agent_runs.check import judge_label
+    from agents.checking import make_toolkit
+    from agents.checking.check import judge_label
 
     options = {"judge": None, "splits": "fit,report"} | (overrides or {}).get(NAME, {})
     folder = common.dataset_dir(ragtruth.FOLDER, ragtruth.FILES)  # raises Skipped when absent

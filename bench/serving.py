@@ -64,7 +64,7 @@ def _questions() -> list[dict]:
 
 
 def _agents_config(folder: Path, principals: list[str]) -> tuple[Path, dict[str, str]]:
-    from flows.agents.auth import key_hash
+    from agents.serving.auth import key_hash
 
     keys = {p: f"bench-key-{p}" for p in principals}
     raw = yaml.safe_load((common.ROOT / "configs" / "agents.yaml").read_text())

@@ -36,7 +36,7 @@ def _fit_rates(items: list[dict], flagged: Any) -> dict[str, float]:
 def fit_sweep(items: list[dict]) -> dict[str, Any]:
     """The tool-fit rule's choice on the choose split: the lexical rule and each threshold of
     the semantic one, from the similarities the run recorded (no model call per threshold)."""
-    from stages.guardrails.agent_runs import tool_calls
+    from agents.checking import tool_calls
 
     chosen_on = [
         i for i in items if i["split"] == "choose" and i["kind"] in ("valid", "irrelevance")
@@ -73,7 +73,7 @@ def record(item: dict, run: Any, validations: list) -> None:
     """What the sweep needs of a BFCL item: each fit-checked call's (rule, similarity), whether
     an error other than the fit's flagged it, and the lexical rule's verdict (valid and
     irrelevance runs: the comparison row)."""
-    from stages.guardrails.agent_runs import tool_calls
+    from agents.checking import tool_calls
 
     item["fits"] = [(v.fit.rule, v.fit.similarity) for v in validations if v.fit]
     item["other_flagged"] = any(FIT_ERROR not in e for e in item["errors"])

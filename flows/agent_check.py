@@ -1,5 +1,5 @@
 """`grounding check`: agent runs (OpenAI, OpenAI Responses, Anthropic or generic; a JSON file,
-JSONL or a folder) through `stages.guardrails.agent_runs.check_run`, one HallucinationReport per
+JSONL or a folder) through `agents.checking.check_run`, one HallucinationReport per
 run.
 
     grounding check RUN.json                      # one summary line per run
@@ -60,7 +60,7 @@ def load_check_config(path: Path | None, overrides: dict[str, Any]) -> Any:
     """The agent-run check's Config: a YAML file of its fields, then the command's options."""
     import yaml
 
-    from stages.guardrails.agent_runs import Config
+    from agents.checking import Config
 
     values: dict[str, Any] = {}
     if path is not None:
@@ -84,7 +84,7 @@ def check_items(items: list, config: Any, progress: Any = None) -> list[dict]:
     """Reports of the parsed runs, and an error row for each one that could not be read.
     A run that fails in the checker (a bug, a model crash) is an error row too; the batch goes
     on."""
-    from stages.guardrails.agent_runs import RunError, check_run, make_toolkit
+    from agents.checking import RunError, check_run, make_toolkit
 
     toolkit = make_toolkit(config)
     rows = []
@@ -193,7 +193,7 @@ def artifact_tables(items: list, rows: list[dict]) -> dict[str, Any]:
     """The four tables of one partition (runs, tool-call validations, claims, reports)."""
     import pyarrow as pa
 
-    from stages.guardrails.agent_runs import RunError
+    from agents.checking import RunError
 
     runs, calls, claims, reports = [], [], [], []
     by_id = {r["run_id"]: r for r in rows}
@@ -264,7 +264,7 @@ def _parquet_bytes(table: Any) -> bytes:
 def partition_key(path: Path, config: Any) -> tuple[str, str]:
     """(artifact key, the file's sha256): same name and bytes, same check, same settings = same
     key (the name counts: a run without an id is named after its file)."""
-    from stages.guardrails.agent_runs import VERSION
+    from agents.checking import VERSION
     from stages.store import artifact_key
 
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -274,7 +274,7 @@ def partition_key(path: Path, config: Any) -> tuple[str, str]:
 
 def check_partition(path: Path, store: Any, config: Any) -> dict:
     """One run-log file: skipped when its artifact exists, else checked and written."""
-    from stages.guardrails.agent_runs import VERSION, formats
+    from agents.checking import VERSION, formats
 
     started = time.perf_counter()
     key, digest = partition_key(path, config)
@@ -316,7 +316,7 @@ def check_partition(path: Path, store: Any, config: Any) -> dict:
 
 def run_agent_check(folder: Path, store_root: Path | str, config: Any) -> list[dict]:
     """Every run-log file under `folder` (one partition each); a failure stays in its own."""
-    from stages.guardrails.agent_runs import formats
+    from agents.checking import formats
     from stages.store import ArtifactStore
 
     store = ArtifactStore(store_root)
@@ -349,7 +349,7 @@ def agent_check_flow(folder: str, store_root: str, config: dict) -> list[dict]:
     from prefect import flow, task
     from prefect.cache_policies import NO_CACHE
 
-    from stages.guardrails.agent_runs import Config, formats
+    from agents.checking import Config, formats
     from stages.store import ArtifactStore
 
     settings = Config(**config)
@@ -428,7 +428,7 @@ def check_command(
     Exit 0: every run emitted; 1: any revised or blocked; 2: unreadable input."""
     from pydantic import ValidationError
 
-    from stages.guardrails.agent_runs import load
+    from agents.checking import load
 
     overrides = {
         "judge": judge.value if judge else None,

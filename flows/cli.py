@@ -454,7 +454,7 @@ app.command("serve")(serve_command)
 # -- agent-run check (issue 42): registered below this line --
 app.command("check")(__import__("flows.agent_check", fromlist=["_"]).check_command)
 # -- agent serving (issue 43): registered below this line --
-from flows.agents import commands as agent_commands  # noqa: E402 - registered here
+from agents.serving import commands as agent_commands  # noqa: E402 - registered here
 
 app.command("api")(agent_commands.api)
 app.command("mcp")(agent_commands.mcp)

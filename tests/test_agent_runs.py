@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from stages.guardrails.agent_runs import (
+from agents.checking import (
     RunError,
     RunFormatError,
     check_run,
@@ -19,7 +19,7 @@ from stages.guardrails.agent_runs import (
     parse_run,
     tool_calls,
 )
-from stages.guardrails.agent_runs.formats import ToolResult
+from agents.checking.formats import ToolResult
 
 NO_JUDGE = {"judge": "none"}
 
@@ -745,7 +745,7 @@ class FakeChat:
     ("reply", "status", "emitted"), [("DHL", "agree", True), ("UPS", "diverge", False)]
 )
 def test_probes_run_only_with_a_model_configured(reply, status, emitted):
-    from stages.guardrails.agent_runs import make_toolkit
+    from agents.checking import make_toolkit
     from stages.models import chat
 
     result = json.dumps({"order": {"id": "ORD-12345", "status": "shipped", "carrier": "DHL"}})
@@ -785,7 +785,7 @@ def test_parallel_calls_of_one_tool_are_not_retries_of_each_other():
 
 
 def test_judge_fast_puts_the_projects_cross_encoder_in_front_of_the_llm_judge():
-    from stages.guardrails.agent_runs.check import Config, guardrails_config
+    from agents.checking.check import Config, guardrails_config
 
     made = guardrails_config(Config(judge="fast"))
     assert made.judge == "llm" and made.fast_judge is not None
@@ -801,8 +801,8 @@ def test_judge_fast_puts_the_projects_cross_encoder_in_front_of_the_llm_judge():
 
 
 def test_auto_is_the_fast_judge_where_the_gguf_is_and_nothing_without_it(tmp_path, monkeypatch):
-    from stages.guardrails.agent_runs import check
-    from stages.guardrails.agent_runs.check import Config, guardrails_config
+    from agents.checking import check
+    from agents.checking.check import Config, guardrails_config
 
     gguf = tmp_path / "judge.gguf"
     gguf.write_bytes(b"GGUF")  # only its presence decides; nothing is loaded here
@@ -822,7 +822,7 @@ def test_auto_is_the_fast_judge_where_the_gguf_is_and_nothing_without_it(tmp_pat
 
 
 def test_the_gate_is_the_projects_for_long_answers_and_min_for_one_claim():
-    from stages.guardrails.agent_runs.check import Config, guardrails_config
+    from agents.checking.check import Config, guardrails_config
 
     made = guardrails_config(Config())
     assert made.aggregate == "floor_mean" and made.long_answer_claims == 2

@@ -8,9 +8,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from agents.checking import Config
 from flows import agent_check
 from flows.cli import app
-from stages.guardrails.agent_runs import Config
 
 runner = CliRunner()
 

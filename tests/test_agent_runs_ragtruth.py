@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agents.checking import evidence, make_toolkit, parse_run
 from bench import agent_runs_ragtruth
-from stages.guardrails.agent_runs import evidence, make_toolkit, parse_run
 
 RECORD = {
     "id": "r1",

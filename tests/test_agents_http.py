@@ -10,9 +10,9 @@ import time
 import httpx
 import pytest
 
-from flows.agents import auth
-from flows.agents.engine import Engine
-from flows.agents.http_api import create_app, load_check_run
+from agents.serving import auth
+from agents.serving.engine import Engine
+from agents.serving.http_api import create_app, load_check_run
 from tests.agents_support import (
     FLAGSHIP,
     KEYS,

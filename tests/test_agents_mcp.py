@@ -17,8 +17,8 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from flows.agents import mcp_server
-from flows.agents.http_api import load_check_run
+from agents.serving import mcp_server
+from agents.serving.http_api import load_check_run
 from tests.agents_support import (
     FLAGSHIP,
     KEYS,

@@ -8,10 +8,10 @@ import json
 import jsonschema
 import pytest
 
-from flows.agents import auth, result, tools
-from flows.agents.agent import run_agent
-from flows.agents.ground import error_kind_of, passages
-from flows.agents.settings import AgentsConfigError, load_agents_config
+from agents.serving import auth, result, tools
+from agents.serving.agent import run_agent
+from agents.serving.ground import error_kind_of, passages
+from agents.serving.settings import AgentsConfigError, load_agents_config
 from tests.conftest import ROOT
 
 AGENTS = ROOT / "configs" / "agents.yaml"
@@ -156,7 +156,7 @@ def test_the_agent_loop_searches_first_and_answers_from_the_result(agents):
 
 
 def test_a_tool_call_written_as_text_is_a_call():
-    from flows.agents.agent import calls_in_text
+    from agents.serving.agent import calls_in_text
 
     # what the local Qwen2.5 GGUF wrote instead of tool_calls
     call_json = '{"name": "search_knowledge_base", "arguments": {"query": "Enterprise price"}}'
@@ -247,8 +247,8 @@ def test_the_served_check_settings_are_validated_when_the_config_loads():
 
 
 def test_the_served_check_loads_its_judge_once_for_every_request(monkeypatch):
-    from flows.agents.http_api import make_checker
-    from stages.guardrails.agent_runs import check as agent_check
+    from agents.checking import check as agent_check
+    from agents.serving.http_api import make_checker
 
     made = []
     real = agent_check.make_toolkit

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stages.guardrails.agent_runs import check_run
-from stages.guardrails.agent_runs.formats import parse_run
+from agents.checking import check_run
+from agents.checking.formats import parse_run
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "agents" / "check-runs.md"
 SECTIONS = {

@@ -2,7 +2,7 @@
 the official `mcp` SDK, over stdio or streamable HTTP.
 
 Tools: search_knowledge_base, answer_with_citations, check_answer (input schemas from
-flows/agents/tools.py's fields). Each returns the grounded result as JSON text and as
+agents/serving/tools.py's fields). Each returns the grounded result as JSON text and as
 structured content, with `is_error` set for not_found and technical errors.
 
 Who is calling: over HTTP, the request's API key (`Authorization: Bearer` or `X-API-Key`); over
@@ -22,10 +22,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from flows.agents import auth, tools
-from flows.agents import result as results
-from flows.agents.engine import Busy, Engine, jsonable
-from flows.agents.http_api import make_checker
+from agents.serving import auth, tools
+from agents.serving import result as results
+from agents.serving.engine import Busy, Engine, jsonable
+from agents.serving.http_api import make_checker
 
 log = logging.getLogger(__name__)
 KEY_ENV = "GROUNDING_API_KEY"

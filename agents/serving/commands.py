@@ -41,8 +41,8 @@ def _fail(message: str) -> typer.Exit:
 
 def _engine(config: Path, agents_config: Path, overrides: list[str]):
     """The shared engine (index found or built once), or a one-line error and exit 2."""
-    from flows.agents.engine import Engine
-    from flows.agents.settings import AgentsConfigError, load_agents_config
+    from agents.serving.engine import Engine
+    from agents.serving.settings import AgentsConfigError, load_agents_config
     from flows.config import ConfigError, load_config, parse_overrides
 
     try:
@@ -55,7 +55,7 @@ def _engine(config: Path, agents_config: Path, overrides: list[str]):
 
 
 def _checked_bind(engine, host: str) -> None:
-    from flows.agents.auth import StartError, check_start
+    from agents.serving.auth import StartError, check_start
 
     try:
         check_start(engine.agents, host, engine.principals)
@@ -75,7 +75,7 @@ def api(
     while configs/agents.yaml has no API keys."""
     import uvicorn
 
-    from flows.agents.http_api import create_app
+    from agents.serving.http_api import create_app
 
     engine = _engine(config, agents_config, set_)
     host = host or engine.agents.http.host
@@ -97,7 +97,7 @@ def mcp(
 ) -> None:
     """Serve the MCP tools search_knowledge_base, answer_with_citations and check_answer, over
     stdio (the caller's key in GROUNDING_API_KEY) or streamable HTTP at /mcp."""
-    from flows.agents import mcp_server
+    from agents.serving import mcp_server
 
     if transport is Transport.stdio:
         engine = _engine(config, agents_config, set_)
@@ -119,7 +119,7 @@ def tools(
     ),
 ) -> None:
     """Print the tool declarations (JSON) for agent code that calls the HTTP API itself."""
-    from flows.agents.tools import declarations
+    from agents.serving.tools import declarations
 
     typer.echo(json.dumps(declarations(format.value), indent=2))
 
@@ -139,8 +139,8 @@ def agent(
     """Run the reference agent: a model with the search_knowledge_base tool answers the
     question from grounded results. The principal comes from GROUNDING_API_KEY (else the
     anonymous one). Exits 1 when the model cannot be reached."""
-    from flows.agents.agent import ToolModel, run_agent
-    from flows.agents.auth import AuthError, principal_for
+    from agents.serving.agent import ToolModel, run_agent
+    from agents.serving.auth import AuthError, principal_for
     from stages.models.errors import LLMError
 
     engine = _engine(config, agents_config, set_)

@@ -22,10 +22,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from flows.agents import auth, tools
-from flows.agents import result as results
-from flows.agents.engine import Busy, Engine
-from flows.agents.ground import ToolOutput, ground_tool_result
+from agents.serving import auth, tools
+from agents.serving import result as results
+from agents.serving.engine import Busy, Engine
+from agents.serving.ground import ToolOutput, ground_tool_result
 
 log = logging.getLogger(__name__)
 QueryType = Literal["general", "pricing", "contract", "dates", "policy", "hr", "sla", "support"]
@@ -289,9 +289,9 @@ def create_app(engine: Engine) -> FastAPI:
 
 
 def load_check_run() -> Callable[..., Any] | None:
-    """`stages.guardrails.agent_runs.check_run` (issue 42), imported when first needed."""
+    """`agents.checking.check_run` (issue 42), imported when first needed."""
     try:
-        from stages.guardrails.agent_runs import check_run
+        from agents.checking import check_run
     except ImportError:
         return None
     return check_run
@@ -303,7 +303,7 @@ def make_checker(settings: dict[str, Any]) -> Callable[[Any], Any] | None:
     report counts only its own judge calls. None when the detector is not installed."""
     if load_check_run() is None:
         return None
-    from stages.guardrails.agent_runs import check as agent_check
+    from agents.checking import check as agent_check
 
     config = agent_check.resolve_config(settings)
     lock = threading.Lock()
@@ -319,7 +319,7 @@ def make_checker(settings: dict[str, Any]) -> Callable[[Any], Any] | None:
 
 
 def _jsonable_report(report: Any) -> Any:
-    from flows.agents.engine import jsonable
+    from agents.serving.engine import jsonable
 
     if hasattr(report, "model_dump"):
         return report.model_dump(mode="json")

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from stages.guardrails.agent_runs.formats import AgentRun, ToolCall, ToolResult
-from stages.guardrails.agent_runs.tool_calls import is_free_text_tool
+from agents.checking.formats import AgentRun, ToolCall, ToolResult
+from agents.checking.tool_calls import is_free_text_tool
 
 VERSION = "1.1.0"  # 1.1: a span is `about` its call's text arguments (not for free-text tools)
 MAX_ABOUT_CHARS = 80  # an argument longer than this is content the agent wrote, not a subject

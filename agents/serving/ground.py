@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from flows.agents import result as results
-from flows.agents.engine import Engine
+from agents.serving import result as results
+from agents.serving.engine import Engine
 from stages import contracts, indexing
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ import json
 import time
 from typing import Any
 
+from agents.checking.check import Config, check_run, make_toolkit
 from stages import guardrails
-from stages.guardrails.agent_runs.check import Config, check_run, make_toolkit
 
 
 @functools.lru_cache(maxsize=4)

@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
-from flows.agents import tools
-from flows.agents.engine import Engine, jsonable
-from flows.agents.http_api import load_check_run
+from agents.serving import tools
+from agents.serving.engine import Engine, jsonable
+from agents.serving.http_api import load_check_run
 from stages.models import chat
 from stages.models.errors import LLMError
 from stages.models.settings import LLMSettings

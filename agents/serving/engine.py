@@ -23,8 +23,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from flows.agents import result as results
-from flows.agents.settings import AgentsConfig
+from agents.serving import result as results
+from agents.serving.settings import AgentsConfig
 from flows.config import PipelineConfig
 from flows.executor import questions_table, run_shared_stages, run_stages
 from flows.registry import STAGES, WIRING

@@ -74,7 +74,7 @@ class AgentsConfig(BaseModel):
     mcp_http: Bind = Bind(port=8766)
     agent: AgentLoop = AgentLoop()
     # The agent-run check at /v1/check and the MCP tool check_answer (issue 42): fields of
-    # stages.guardrails.agent_runs.Config, e.g. {judge: llm}; {} is `grounding check`'s default
+    # agents.checking.Config, e.g. {judge: llm}; {} is `grounding check`'s default
     check: dict[str, Any] = {}
 
     @field_validator("check")
@@ -83,7 +83,7 @@ class AgentsConfig(BaseModel):
         if not value:  # the defaults: no need to import the detector to start a server
             return value
         try:
-            from stages.guardrails.agent_runs.check import Config
+            from agents.checking.check import Config
         except ImportError:  # the detector is not installed: /v1/check answers 501
             return value
         try:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
+from agents.checking.tool_calls import fit_similarity
 from stages.common.text import content_tokens, coverage
-from stages.guardrails.agent_runs.tool_calls import fit_similarity
 
 VERSION = "1.1.0"  # 1.1: a result is on topic by its words or its meaning
 REFUSAL_RE = re.compile(

@@ -37,6 +37,7 @@ from typing import Any
 import jsonschema
 import numpy as np
 
+from agents.checking.formats import AgentRun, ToolCall
 from stages.common.text import (
     NUMBER_RE,
     canonical_number,
@@ -46,7 +47,6 @@ from stages.common.text import (
     stem,
 )
 from stages.guardrails import groundedness
-from stages.guardrails.agent_runs.formats import AgentRun, ToolCall
 from stages.models import embeddings
 
 # 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null; 1.3: an argument's

@@ -21,19 +21,19 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-import stages.guardrails.agent_runs.diagnosis as diagnosis
-import stages.guardrails.agent_runs.evidence as evidence
-import stages.guardrails.agent_runs.formats as formats
-import stages.guardrails.agent_runs.tool_calls as tool_calls
+import agents.checking.diagnosis as diagnosis
+import agents.checking.evidence as evidence
+import agents.checking.formats as formats
+import agents.checking.tool_calls as tool_calls
+from agents.checking.formats import AgentRun
 from stages import guardrails
 from stages.common.text import content_tokens, coverage
-from stages.guardrails.agent_runs.formats import AgentRun
 from stages.models.settings import LLMSettings
 
 # 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default, a generic
 # run's own tool_calls list and MCP inputSchema declarations read
 VERSION = "1.2.0"
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
 SEVERITY = {"emit": 0, "revise": 1, "block": 2}

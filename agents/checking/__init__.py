@@ -1,6 +1,6 @@
 """Check any agent's run (tool calls, tool results, final answer) in one HallucinationReport.
 
-    from stages.guardrails.agent_runs import check_run
+    from agents.checking import check_run
     report = check_run({"messages": [...], "tools": [...]})   # OpenAI, Anthropic or generic
     report["action"]  # emit | revise | block
 
@@ -12,8 +12,8 @@ verification (`tool_calls`), evidence from tool results (`evidence`), the run-le
 
 from __future__ import annotations
 
-from stages.guardrails.agent_runs.check import VERSION, Config, check_run, make_toolkit
-from stages.guardrails.agent_runs.formats import (
+from agents.checking.check import VERSION, Config, check_run, make_toolkit
+from agents.checking.formats import (
     AgentRun,
     RunError,
     RunFormatError,

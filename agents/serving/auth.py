@@ -2,7 +2,7 @@
 of configs/principals.yaml; a request without a key is the configured anonymous principal. The
 principal never comes from a request field.
 
-`python -m flows.agents.auth new-key PRINCIPAL` prints a fresh key once and the line to add.
+`python -m agents.serving.auth new-key PRINCIPAL` prints a fresh key once and the line to add.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import ipaddress
 import secrets
 import sys
 
-from flows.agents.settings import AgentsConfig
+from agents.serving.settings import AgentsConfig
 
 
 class AuthError(Exception):
@@ -69,13 +69,13 @@ def check_start(agents: AgentsConfig, host: str, principals: set[str]) -> None:
     if not is_loopback(host) and not agents.api_keys:
         raise StartError(
             f"refusing to bind {host}: no API keys are configured (configs/agents.yaml api_keys); "
-            "serve 127.0.0.1, or add keys with `python -m flows.agents.auth new-key PRINCIPAL`"
+            "serve 127.0.0.1, or add keys with `python -m agents.serving.auth new-key PRINCIPAL`"
         )
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "new-key":
-        print("usage: python -m flows.agents.auth new-key PRINCIPAL", file=sys.stderr)
+        print("usage: python -m agents.serving.auth new-key PRINCIPAL", file=sys.stderr)
         return 2
     key = "gk_" + secrets.token_urlsafe(32)
     print(f"key (shown once, give it to the caller): {key}")
