@@ -11,8 +11,9 @@ A detection set is a folder `eval/sets/<name>/` holding
 
 The checker is `checker(record, overrides) -> dict` with at least `{"flagged": bool, "seconds":
 float}`; `overrides` are the manifest's, then the user's `--set-override stage.field=value`.
-It lives in `stages/`, `agents/` or `eval/` (eval never imports `flows/`). A checker that raises on one record
-is a one-line error for that record; the others go on and the error count is an axis.
+It lives in `stages/`, `agents/` or `eval/` (eval never imports `flows/`). A checker that
+raises on one record is a one-line error for that record; the others go on and the error count
+is an axis.
 
 Metrics (axis `detection`): `flag_rate.<label>` = the share of that label's records flagged, and
 every other numeric field the checker returns (booleans aside) averaged over the records, e.g.

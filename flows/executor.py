@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from flows.config import PipelineConfig
-from flows.registry import STAGES, WIRING
+from flows.registry import STAGES, WIRING, shared_stages
 from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
 from stages import contracts
@@ -396,6 +396,29 @@ def assemble_outputs(store: ArtifactStore, name: str, plan: QuestionPlan) -> dic
     return outputs
 
 
+def compute_questions(
+    store: ArtifactStore,
+    name: str,
+    config: BaseModel,
+    refs: dict[str, ArtifactRef],
+    wiring: dict[str, str],
+    batch_size: int,
+    run_batches: BatchRunner,
+) -> tuple[QuestionPlan | None, int]:
+    """Lookup, plan, compute: the one place every runner does it. A per-question stage whose
+    artifact is not stored gets its missing questions computed by `run_batches` (inline, or
+    Prefect's mapped tasks) and returns the plan to assemble from, with how many questions it
+    computed; a whole stage, or one already stored, returns (None, 0)."""
+    if not is_per_question(name, wiring) or store.lookup(
+        name, stage_key(name, config, refs, wiring)
+    ):
+        return None, 0
+    plan = plan_questions(store, name, config, refs, wiring)
+    computed = len(plan.missing)
+    plan = compute_missing(store, name, config, refs, wiring, plan, batch_size, run_batches)
+    return plan, computed
+
+
 def execute_stage(
     store: ArtifactStore,
     name: str,
@@ -424,9 +447,11 @@ def execute_stage(
         return StageResult(name, cached, time.perf_counter() - started, _row_counts(store, cached))
     computed, extra = 0, {}
     if is_per_question(name, wiring):
-        plan = plan or plan_questions(store, name, config, refs, wiring)
-        computed = len(plan.missing)
-        plan = compute_missing(store, name, config, refs, wiring, plan, batch_size, run_batches)
+        if plan is None:
+            plan, computed = compute_questions(
+                store, name, config, refs, wiring, batch_size, run_batches
+            )
+        assert plan is not None  # the artifact was not cached, so a plan was made
         outputs = assemble_outputs(store, name, plan)
         extra = {"batch_keys": sorted({ref.key for ref in plan.cached.values()})}
     else:
@@ -643,16 +668,6 @@ def corpus_stat_cache(config: PipelineConfig, root: Path) -> StatCache | None:
     name = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:32]
     folder = config.artifact_store().local_state_dir() / STAT_CACHE_FOLDER
     return StatCache(folder / f"{name}.json")
-
-
-def shared_stages() -> list[str]:
-    """Stages that do not depend on the questions (ingestion, indexing): one build serves every
-    question set, so a backfill builds them once before answering partitions in parallel."""
-    shared: list[str] = []
-    for name in STAGES:
-        if all(p == "corpus" or p in shared for p in WIRING[name].values()):
-            shared.append(name)
-    return shared
 
 
 def run_shared_stages(config: PipelineConfig) -> dict[str, StageResult]:

@@ -21,16 +21,14 @@ from flows.executor import (
     QuestionPlan,
     StageRunner,
     add_counts,
-    compute_missing,
+    compute_questions,
     execute_stage,
     fill_partition,
     is_per_question,
     local_processes,
-    plan_questions,
     questions_table,
     run_batch,
     run_stages,
-    stage_key,
     stage_partitions,
 )
 from flows.observability import publish_run_artifacts
@@ -164,13 +162,9 @@ def prefect_stage_runner(
         result = named(store, name, config, refs, wiring, batch_size, parts_filled=filled)
         result.seconds = time.perf_counter() - started
         return result
-    plan, computed = None, 0
-    if is_per_question(name, wiring) and not store.lookup(
-        name, stage_key(name, config, refs, wiring)
-    ):
-        plan = plan_questions(store, name, config, refs, wiring)
-        computed = len(plan.missing)
-        plan = compute_missing(store, name, config, refs, wiring, plan, batch_size, _submit_batches)
+    plan, computed = compute_questions(
+        store, name, config, refs, wiring, batch_size, _submit_batches
+    )
     result = named(store, name, config, refs, wiring, batch_size, plan, processes=processes)
     if plan is not None:
         result.seconds = time.perf_counter() - started

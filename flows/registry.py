@@ -76,3 +76,22 @@ def _keyed_by_question(name: str) -> bool:
 
 WIRING: dict[str, dict[str, str]] = build_wiring()
 check(STAGES, WIRING)
+
+
+def upstream(target: str, wiring: dict[str, dict[str, str]] = WIRING) -> list[str]:
+    """The stages `target` reads from, transitively, and `target` itself, in execution order."""
+    needed = {target}
+    for name in reversed(list(STAGES)):
+        if name in needed:
+            needed.update(p for p in wiring[name].values() if p in STAGES)
+    return [name for name in STAGES if name in needed]
+
+
+def shared_stages(wiring: dict[str, dict[str, str]] = WIRING) -> list[str]:
+    """Stages that do not depend on the questions (ingestion, indexing): one build serves every
+    question set."""
+    shared: list[str] = []
+    for name in STAGES:
+        if all(p == "corpus" or p in shared for p in wiring[name].values()):
+            shared.append(name)
+    return shared

@@ -27,14 +27,21 @@ from agents.serving import result as results
 from agents.serving.settings import AgentsConfig
 from flows.config import PipelineConfig
 from flows.executor import questions_table, run_shared_stages, run_stages
-from flows.registry import STAGES, WIRING
+from flows.registry import STAGES, WIRING, shared_stages, upstream
 from stages.formats.anchors import anchor_label
 
 log = logging.getLogger(__name__)
-SEARCH_STAGES = ("source_selection", "retrieval", "rerank", "evidence")
-# the stage inputs that do not depend on the question: read once, shared by every request
-SHARED_INPUTS = ("documents", "chunks", "bm25_postings", "bm25_vocab", "dense.faiss")
-SHARED_INPUTS += ("embeddings.npy",)
+# what a search runs per request: every stage evidence needs, less the corpus's shared ones
+SEARCH_STAGES = tuple(name for name in upstream("evidence") if name not in shared_stages())
+# their inputs that do not depend on the question: read once, shared by every request
+SHARED_INPUTS = tuple(
+    dict.fromkeys(
+        name
+        for stage in SEARCH_STAGES
+        for name, producer in WIRING[stage].items()
+        if producer in shared_stages()
+    )
+)
 
 
 class Busy(RuntimeError):
