@@ -16,6 +16,7 @@ from rich.table import Table
 from flows.backfill import backfill_command
 from flows.evaluation import evaluation_command
 from flows.ops import artifacts_app, trace_command
+from flows.options import ConfigOption, SetOption, load_settings
 from flows.serve import serve_command
 from stages.common.offline import apply_offline_environment
 
@@ -27,16 +28,10 @@ app = typer.Typer(
     "report per answer.",
     no_args_is_help=True,
     add_completion=False,
+    # docstrings are wrapped at 100 columns in the source; markdown reflows them to the terminal
+    rich_markup_mode="markdown",
 )
 console = Console()
-
-ConfigOption = Annotated[
-    Path, typer.Option("--config", "-c", help="Pipeline config YAML.", show_default=True)
-]
-
-SetOption = Annotated[
-    list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
-]
 
 
 class LogFormat(StrEnum):
@@ -82,16 +77,6 @@ def main(
         import prefect  # noqa: F401 - Prefect installs its console handlers on import; replace them
 
     install_logging(log_format.value, log_level, new_run_id(), stage_events=runs_stages)
-
-
-def _load(config_path: Path, overrides: list[str]):
-    from flows.config import ConfigError, load_config, parse_overrides
-
-    try:
-        return load_config(config_path, parse_overrides(overrides))
-    except ConfigError as exc:
-        console.print(f"[red]config error:[/red] {exc}")
-        raise typer.Exit(2) from exc
 
 
 class StageProgress:
@@ -171,7 +156,7 @@ def run(
     from flows.executor import QuestionError, load_questions
     from flows.runs import new_run_id, selection_warnings, summarize, write_run
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     if corpus:
         settings.corpus = corpus.resolve()
     path = questions.resolve() if questions else settings.questions
@@ -226,7 +211,7 @@ def ask(
     """Answer one question: prints the cited answer, or the structured refusal."""
     from flows.runs import selection_warnings, summarize
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     record = {
         "question_id": "ask",
         "question": question,
@@ -275,7 +260,7 @@ def warm(
     loaded."""
     from flows.warm import warm as warm_prompts
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     rows = warm_prompts(settings)
     table = Table(title="system prompts' KV states")
     for column in ("stage", "prompt", "status", "seconds"):
@@ -314,7 +299,7 @@ def ingest(
     from stages import ingestion
     from stages.source_selection import accepting_query_types
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     root = (folder or settings.corpus).resolve()
     if not root.is_dir():
         console.print(f"[red]not a folder:[/red] {root}")

@@ -232,7 +232,7 @@ def evaluation_command(
     reports_dir: Annotated[Path, typer.Option(help="Where reports go.")] = REPORTS_DIR,
     prefect: Annotated[bool, typer.Option(help="Run as the Prefect flow release-eval.")] = True,
 ) -> None:
-    """Evaluate the pipeline on a frozen eval set; --gate compares with eval/baseline/<set>.json."""
+    """Evaluate the pipeline on a frozen eval set; `--gate` compares with its baseline."""
     from rich.console import Console
 
     from flows.config import ConfigError

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings, run_folder
 from stages.store import ArtifactStore
 
 BATCH_SUFFIX = ".batches"  # flows.executor.BATCH_SUFFIX, without importing every stage here
@@ -83,22 +84,14 @@ def _location(path: str) -> Path | Location:
     return Location(path) if "://" in path else Path(path)
 
 
-def _settings(config: Path):
-    from flows.config import load_config
-
-    return load_config(config)
-
-
-ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
-
-
 @artifacts_app.command("ls")
 def list_artifacts(
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     stage: Annotated[str | None, typer.Option(help="Only this stage.")] = None,
 ) -> None:
     """List artifacts with their version, rows and lineage (which inputs they were built from)."""
-    settings = _settings(config)
+    settings = load_settings(config, set_)
     table = Table(title=f"artifacts in {settings.store}")
     for column in ("stage", "key", "version", "created", "rows", "inputs"):
         table.add_column(column)
@@ -114,10 +107,12 @@ def list_artifacts(
 @artifacts_app.command("show")
 def show_artifact(
     key: Annotated[str, typer.Argument(help="An artifact key or a unique prefix of one.")],
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Print one artifact's manifest: config, inputs, lineage, tables and library versions."""
-    matches = [m for m in manifests(_settings(config).artifact_store()) if m["key"].startswith(key)]
+    store = load_settings(config, set_).artifact_store()
+    matches = [m for m in manifests(store) if m["key"].startswith(key)]
     if len(matches) != 1:
         console.print(f"[red]{len(matches)} artifacts match {key!r}[/red]")
         raise typer.Exit(2)
@@ -126,11 +121,12 @@ def show_artifact(
 
 @artifacts_app.command("gc")
 def collect_garbage(
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     apply: Annotated[bool, typer.Option("--apply", help="Delete (default: dry run).")] = False,
 ) -> None:
     """Remove artifacts that no run in runs/ references (dry run unless --apply)."""
-    settings = _settings(config)
+    settings = load_settings(config, set_)
     store = settings.artifact_store()
     unused = garbage(store, settings.runs_dir)
     total = sum(store.size(str(p)) for p in unused)
@@ -143,19 +139,22 @@ def collect_garbage(
 
 
 def trace_command(
-    run_id: Annotated[str, typer.Argument(help="A folder name under runs/.")],
+    run: Annotated[
+        str, typer.Argument(help="A run id (a folder under the config's runs_dir) or a run folder.")
+    ],
     question_id: Annotated[str, typer.Argument(help="The question's id.")],
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Print one question's trace: decisions, candidates, state, evidence, answer, verdict."""
-    path = _settings(config).runs_dir / run_id / "trace.jsonl"
+    path = run_folder(run, load_settings(config, set_).runs_dir) / "trace.jsonl"
     if not path.is_file():
         console.print(f"[red]no trace at {path}[/red]")
         raise typer.Exit(2)
     traces = (json.loads(line) for line in path.read_text().splitlines())
     trace = next((t for t in traces if t["question_id"] == question_id), None)
     if trace is None:
-        console.print(f"[red]no question {question_id!r} in run {run_id}[/red]")
+        console.print(f"[red]no question {question_id!r} in run {run}[/red]")
         raise typer.Exit(2)
     console.print(render_trace(trace))
 

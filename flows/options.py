@@ -1,0 +1,42 @@
+"""The options every `grounding` command that reads the pipeline's settings takes, written once.
+
+`--config` names the pipeline YAML and `--set key=value` (repeatable) overrides one setting, the
+same way for `run`, `trace`, `artifacts` and the other commands that find a run or the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+DEFAULT_CONFIG = Path("configs/pipeline.yaml")
+
+ConfigOption = Annotated[
+    Path, typer.Option("--config", "-c", help="Pipeline config YAML.", show_default=True)
+]
+SetOption = Annotated[
+    list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
+]
+
+
+def load_settings(config_path: Path, overrides: list[str] | None = None):
+    """The pipeline config with its overrides; a bad file or override is a one-line error and
+    exit code 2."""
+    from flows.config import ConfigError, load_config, parse_overrides
+
+    try:
+        return load_config(config_path, parse_overrides(overrides or []))
+    except ConfigError as exc:
+        Console(stderr=True).print(f"[red]config error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def run_folder(run: str, runs_dir: Path) -> Path:
+    """A run named by its id (a folder under the config's runs_dir) or by its folder's path."""
+    given = Path(run)
+    if given.is_dir():
+        return given
+    return runs_dir / run

@@ -1,0 +1,47 @@
+"""Every command that reads a run or the store takes `--config` and `--set` as `run` does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+RUNNER = CliRunner()
+READS_THE_SETTINGS = [["run"], ["trace"], ["artifacts", "ls"], ["artifacts", "show"]]
+READS_THE_SETTINGS += [["artifacts", "gc"]]
+
+
+def _params(path: list[str]) -> set[str]:
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return {opt for param in command.params for opt in param.opts}
+
+
+@pytest.mark.parametrize("path", READS_THE_SETTINGS, ids=" ".join)
+def test_the_same_config_and_set_options(path):
+    assert {"--config", "--set"} <= _params(path)
+
+
+def test_trace_finds_a_run_under_the_runs_dir_given_with_set(tmp_path):
+    done = RUNNER.invoke(app, ["trace", "r1", "q1", "--set", f"runs_dir={tmp_path}"])
+    assert done.exit_code == 2
+    assert str(tmp_path / "r1" / "trace.jsonl") in " ".join(done.output.split())
+
+
+def test_trace_takes_a_run_folder(tmp_path):
+    run = tmp_path / "somewhere" / "r1"
+    run.mkdir(parents=True)
+    (run / "trace.jsonl").write_text(json.dumps({"question_id": "q1"}) + "\n")
+    done = RUNNER.invoke(app, ["trace", str(run), "q2"])
+    assert done.exit_code == 2
+    assert "no question 'q2' in run" in done.output
+
+
+def test_a_bad_override_is_a_one_line_error(tmp_path):
+    done = RUNNER.invoke(app, ["trace", "r1", "q1", "--set", "no_such_setting=1"])
+    assert done.exit_code == 2
