@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import resource
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -50,9 +49,9 @@ def _cpu_seconds() -> float:
 
 
 def _read_variant(pages: list[Any], images: list[Any]) -> dict[str, Any]:
+    from bench import scanned_pages
     from stages import ingestion
     from stages.formats import ReadOptions, pdf
-    from tests import scanned_pages
 
     data = scanned_pages.image_only_pdf(images)
     started, cpu_started = time.perf_counter(), _cpu_seconds()
@@ -88,9 +87,8 @@ def _read_variant(pages: list[Any], images: list[Any]) -> dict[str, Any]:
 
 
 def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
-    sys.path.insert(0, str(common.ROOT))
+    from bench import scanned_pages
     from stages.formats import ocr
-    from tests import scanned_pages
 
     started = time.perf_counter()
     ocr.get_engine("rapidocr")

@@ -21,7 +21,6 @@ Never the frozen sets' articles.
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -76,8 +75,7 @@ def check_group(articles: list[dict]) -> dict[str, Any]:
 
 def calibration_set(squad_file: Path, target: Path) -> Path:
     """The calibration articles as an eval set, built by the frozen sets' own builder."""
-    sys.path.insert(0, str(common.ROOT / "scripts"))
-    import build_eval_sets as builder
+    from scripts import build_eval_sets as builder
 
     articles = builder._squad_articles(squad_file, CALIBRATION)
     set_dir = builder.fresh_dir(target / "squad2-calibration")

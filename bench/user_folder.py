@@ -29,8 +29,7 @@ BIG_FILE_BYTES = 50_000_000
 
 def build_folder(root: Path) -> int:
     """The good files and one file per bad kind (the tests' generator) plus a 50 MB export."""
-    sys.path.insert(0, str(common.ROOT))
-    from tests.test_user_folder import build_user_folder  # the tests own the list of bad kinds
+    from bench.user_folder_kinds import build_user_folder
 
     kinds = build_user_folder(root)
     with open(root / "ticket-export.txt", "wb") as handle:

@@ -24,8 +24,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample"
 DOCS = SAMPLE / "docs"
-sys.path.insert(0, str(ROOT / "scripts"))
-import make_sample_binaries as gen  # noqa: E402
+from scripts import make_sample_binaries as gen  # noqa: E402
 
 PRINCIPALS = {
     "employee": {"everyone"},

@@ -30,10 +30,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from fit_short_answer_threshold import TRAIN, pairs  # noqa: E402
+from scripts.fit_short_answer_threshold import TRAIN, pairs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "answer_prompts-{out}.json"
 

@@ -41,7 +41,6 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from stages.models.answerability import calibrated, logit, sigmoid  # noqa: E402
 

@@ -28,23 +28,19 @@ import itertools
 import json
 import math
 import statistics
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
 RECORDS = ROOT / ".cache" / "fast-judge-fit.jsonl"
 DATASETS = ROOT.parent / "shared" / "datasets"
 
 
 def record(limit: int = 0) -> None:
-    from train_claim_judge import fold_of
-
     from bench import common, ragtruth
     from eval import detection
+    from scripts.train_claim_judge import fold_of
     from stages import guardrails
     from stages.guardrails import judge
 
@@ -104,8 +100,7 @@ def record(limit: int = 0) -> None:
 
 def logits(models: Path) -> None:
     """Each judged claim's logit from the model of the fold that did not train on it."""
-    from train_claim_judge import MAX_LENGTH
-
+    from scripts.train_claim_judge import MAX_LENGTH
     from stages.models import onnx_pairs
 
     answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
@@ -354,7 +349,7 @@ def frontier(results: list[dict]) -> list[dict]:
 
 
 def _auc(scores: list[float], labels: list[int]) -> float:
-    from train_answerability import _auc as auc
+    from scripts.train_answerability import _auc as auc
 
     return round(float(auc(scores, labels)), 4)
 

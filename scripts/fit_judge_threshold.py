@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 RESULT = ROOT / "bench" / "results" / "judge_threshold.json"
 GRID = [round(0.05 * k, 2) for k in range(10, 21)]
 

@@ -24,12 +24,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 LINES = tuple(round(0.3 + 0.025 * i, 3) for i in range(23))  # 0.3 … 0.85

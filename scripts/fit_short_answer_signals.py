@@ -43,12 +43,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from compare_answer_prompts import auc  # noqa: E402
-from fit_short_answer_threshold import CONFIG, GRID, rates  # noqa: E402
-from fit_short_answer_threshold import pairs as short_pairs  # noqa: E402
+from scripts.compare_answer_prompts import auc  # noqa: E402
+from scripts.fit_short_answer_threshold import CONFIG, GRID, rates  # noqa: E402
+from scripts.fit_short_answer_threshold import pairs as short_pairs  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "datasets" / "squad2" / "dev_articles.json"
 ARTICLES = ("Imperialism", "French_and_Indian_War")

@@ -41,7 +41,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 TRAIN = ROOT.parent / "shared" / "datasets" / "squad2" / "train_first10_articles.json"
 CONFIG = ROOT / "configs" / "guardrails.yaml"

@@ -22,7 +22,6 @@ import inspect
 import io
 import json
 import re
-import sys
 import textwrap
 import tokenize
 import typing
@@ -30,13 +29,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _importable() -> None:
-    """The project's packages (bench is not installed) importable: mkdocs loads this hook by
-    path from its own console script, and restores sys.path after loading it."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
 
 
 CARDS = {  # page name -> the card's source, relative to the repository root
@@ -486,7 +478,6 @@ def card_pages() -> dict[str, str]:
 
 
 def generated_pages() -> dict[str, str | bytes]:
-    _importable()
     pages: dict[str, str | bytes] = {
         "reference/cli.md": cli_reference(),
         "reference/configuration.md": config_reference(),

@@ -14,12 +14,10 @@ on the dev articles no frozen eval set uses (not Normans, Huguenot).
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from stages.common import names  # noqa: E402
 from stages.common.text import stem  # noqa: E402

@@ -17,9 +17,10 @@ against 0.761 for v1's recipe, the GGUF 0.805); held out its model was better pe
 against v1's 0.723) but not per answer, so claim-judge-minilm-v1 stays configured.
 
 Usage:
-  python scripts/sweep_claim_judge.py prepare --data .cache/cj2-data --out .gpu   # here
-  python scripts/sweep_claim_judge.py run --carried .gpu --out "$OUT"              # GPU machine
-  python scripts/sweep_claim_judge.py join --parts DIR --out .cache/claim-judge-v2  # here
+  python -m scripts.sweep_claim_judge prepare --data .cache/cj2-data --out .gpu     # here
+  PYTHONPATH=.gpu/site python -m scripts.sweep_claim_judge run --carried .gpu \
+      --out "$OUT"                                                                 # GPU machine
+  python -m scripts.sweep_claim_judge join --parts DIR --out .cache/claim-judge-v2  # here
 """
 
 from __future__ import annotations
@@ -34,11 +35,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / ".gpu" / "site"))  # pure-Python needs carried by `prepare`
+from scripts import train_answerability as base  # needs only snowballstemmer at import time
 
-import train_answerability as base  # noqa: E402  (needs only snowballstemmer at import time)
+ROOT = Path(__file__).resolve().parent.parent
 
 MAX_LENGTH = 192  # train_claim_judge.MAX_LENGTH (not imported: that module needs the project)
 FOLDS = 3

@@ -74,13 +74,11 @@ import hashlib
 import json
 import random
 import re
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from stages.common.text import STOPWORDS, content_tokens, sentence_spans  # noqa: E402
 from stages.models.onnx_pairs import pair_text  # noqa: E402

@@ -38,16 +38,12 @@ import hashlib
 import json
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-import train_answerability as base  # noqa: E402
-
+from scripts import train_answerability as base  # noqa: E402
 from stages.common.text import content_tokens, sentence_spans  # noqa: E402
 
 DATASETS = ROOT.parent / "shared" / "datasets"

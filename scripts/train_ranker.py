@@ -29,7 +29,6 @@ import argparse
 import json
 import pickle
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -150,11 +149,9 @@ def product_examples(folder: Path, workdir: Path) -> list:
     itself (ingestion, indexing, retrieval) so that chunks and section paths are the product's.
     A candidate is positive when the question is answerable, the chunk belongs to its gold
     document and the chunk's text holds one of its gold answers."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import build_eval_sets as builder
-
     from flows.evaluation import evaluate
     from flows.executor import _load_inputs
+    from scripts import build_eval_sets as builder
 
     raw = [
         json.loads(line)

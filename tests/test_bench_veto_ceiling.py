@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `bench` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from bench import veto_ceiling  # noqa: E402
 

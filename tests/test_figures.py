@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from bench import scanned_pages
 from stages import ingestion
 from stages.formats import ReadOptions, images, ocr, pdf
 from stages.formats.anchors import anchor_for_span, anchor_label, merge_anchors
 from stages.formats.figures import figure_text
-from tests import scanned_pages
 from tests.conftest import load_test_config
 
 REPORT_HTML = """<html><head><title>Tailspin annual report</title></head><body>

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import math
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from scripts import fit_answerability as fit  # noqa: E402
 from stages.models.answerability import (  # noqa: E402

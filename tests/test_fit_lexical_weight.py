@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from scripts import fit_lexical_weight as fit  # noqa: E402
 

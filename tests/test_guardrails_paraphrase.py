@@ -316,16 +316,12 @@ def test_a_changed_pair_file_is_refused(tmp_path):
 
 
 def test_the_builder_reproduces_the_frozen_set(tmp_path):
-    import importlib.util
+    from scripts import build_paraphrase_pairs as module
 
     squad = Path(__file__).resolve().parents[2] / "shared/datasets/squad2"
     squad = squad / "train_first10_articles.json"
     if not squad.is_file():
         pytest.skip(f"SQuAD 2.0 train file absent: {squad}")
-    path = Path(__file__).resolve().parents[1] / "scripts" / "build_paraphrase_pairs.py"
-    spec = importlib.util.spec_from_file_location("build_paraphrase_pairs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     module.write(module.build(squad), tmp_path)
     frozen = (PAIR_SET / "pairs.jsonl").read_bytes()
     assert (tmp_path / "pairs.jsonl").read_bytes() == frozen

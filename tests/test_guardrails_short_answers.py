@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -171,8 +170,7 @@ def test_the_fitted_signals_load_and_the_default_config_leaves_them_off():
 
 
 def test_the_fit_script_writes_the_signals_and_their_threshold(tmp_path, monkeypatch):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import fit_short_answer_signals as fit
+    from scripts import fit_short_answer_signals as fit
 
     config = tmp_path / "guardrails.yaml"
     config.write_text(

@@ -209,3 +209,22 @@ def test_no_module_is_over_700_lines(package):
         for path in (ROOT / package).rglob("*.py")
     }
     assert {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+@pytest.mark.parametrize("folder", ["scripts", "bench"])
+def test_scripts_and_benches_import_the_project_never_tests_nor_edit_sys_path(folder):
+    """They run against the installed project (`make setup` installs both as packages): a
+    script that edits sys.path or a bench that borrows a test's helper breaks when moved."""
+    offenders = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tests":
+                offenders.append(f"{path.name}: imports tests")
+            elif isinstance(node, ast.Import) and any(
+                a.name.split(".")[0] == "tests" for a in node.names
+            ):
+                offenders.append(f"{path.name}: imports tests")
+        if "sys.path.insert" in source or "sys.path.append" in source:
+            offenders.append(f"{path.name}: edits sys.path")
+    assert offenders == []

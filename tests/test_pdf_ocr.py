@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bench import scanned_pages
 from stages import ingestion
 from stages.formats import ReadOptions, ocr, pdf
-from tests import scanned_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 PRICE_LIST_2025 = ROOT / "data" / "sample" / "docs" / "pricing" / "price-list-2025.pdf"

@@ -5,12 +5,9 @@ chunks that come back from the GPU machine join into the bytes that left it (no 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from scripts import sweep_claim_judge as sweep  # noqa: E402
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from scripts import train_answerability as train  # noqa: E402
 

@@ -4,14 +4,11 @@ holds the gold answer, and their weight decides whether section headings are lea
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # `scripts` is a top-level folder, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 from scripts import train_ranker as train  # noqa: E402
 from stages import rerank  # noqa: E402
