@@ -1,4 +1,4 @@
-"""Real LLM answers as agent runs: does `grounding check` hold on them? (issue 42)
+"""Real LLM answers as agent runs: does `grounding check` hold on them?
 
 `bench agent_runs` measures claim detection on runs built from HaluEval (one-sentence answers).
 The answers agents write are longer: lists, preambles, their own citations. RAGTruth QA's are

@@ -1,4 +1,4 @@
-"""Answerability judges end to end (issue 14): none vs strict (the packaged GGUF, P(yes)), or
+"""Answerability judges end to end: none vs strict (the packaged GGUF, P(yes)), or
 none vs fast (the project's own cross-encoder) with `--set rerank.answerability.kind=fast`, or
 none vs fast vs combined with `--set rerank.answerability.kind=combined`.
 

@@ -10,7 +10,7 @@ texts and batch sizes as the pipeline:
 - SciFact nDCG@10 and recall@100 of dense retrieval alone (exact inner product over the whole
   corpus, all 300 test queries), so a runtime's effect on quality is not hidden by BM25.
 
-The issue's rule (#16): int8 is acceptable only where its nDCG@10 stays within 0.005 of fp32's.
+The rule: int8 is acceptable only where its nDCG@10 stays within 0.005 of fp32's.
 Timings depend on the machine's load, so the load average is recorded beside each. Corpus
 vectors are cached in bench/.cache/embeddings/ per runtime build (--rebuild-index ignores them):
 embedding all 5,183 abstracts is most of the bench's time. `--sizes N` evaluates on a subset of

@@ -1,4 +1,4 @@
-"""LLM answers end to end (issue 12, items 3 and 4): llama_cpp against extractive on the same
+"""LLM answers end to end: llama_cpp against extractive on the same
 questions, and what the guardrails did to the LLM's first answers.
 
 Sets: a stratified sample of the frozen squad2-dev-v1 (article x answerable / unanswerable, seed
@@ -129,7 +129,7 @@ def evaluate_backend(set_dir: Path, store: Path, backend: str, caches: Path) -> 
         "blocked": sum(r["status"] == "blocked" for r in rows),
         "generation_to_final_s_per_question": round(seconds / max(len(rows), 1), 2),
         "wall_s": round(time.perf_counter() - started, 1),
-        # issue 12's "cost per claim sent to the judge", on the claims this run really judged
+        # the "cost per claim sent to the judge", on the claims this run really judged
         "judge_calls": judge_cost([c for c in calls if _is_judgement(c)]),
     }
     return {"summary": summary, "rows": rows, "run": run}

@@ -1,4 +1,4 @@
-"""OCR of scanned pages (issue 17): words recovered and seconds per page.
+"""OCR of scanned pages: words recovered and seconds per page.
 
 Pages are generated at bench time (tests/scanned_pages.py): A4 at 200 dpi, 11 pt Bitstream Vera,
 a heading, three paragraphs of business words and a ruled 3-column table each, wrapped into a

@@ -1,5 +1,5 @@
 """Ranking on the project's own eval sets: does rerank ever rank below the fused list or dense
-alone? (issue 14: "the full stack must never rank below the fused list or dense alone on any
+alone? ("the full stack must never rank below the fused list or dense alone on any
 corpus you benchmark: SciFact, the SQuAD slice as a retrieval set, the sample").
 
 Each set runs through the pipeline as `grounding eval` runs it (ingestion, indexing and source

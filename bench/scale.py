@@ -1,4 +1,4 @@
-"""Large corpora (issue 16): a full build, then what a change costs when the store is warm.
+"""Large corpora: a full build, then what a change costs when the store is warm.
 
 The corpus is built at bench time from BEIR SciFact abstracts (../shared/datasets/scifact, used
 for benchmarking only), one Markdown file per abstract, no catalog: the layout of

@@ -1,4 +1,4 @@
-"""A fresh machine (issue 16): `make setup` in a new clone with empty package caches.
+"""A fresh machine: `make setup` in a new clone with empty package caches.
 
 The clone is of the committed HEAD, in a temporary folder. uv gets a new, empty cache folder and
 pip none (PIP_NO_CACHE_DIR), so every package is downloaded and installed again; the ONNX

@@ -1,4 +1,4 @@
-"""The tool-fit rule's choice for bench agent_runs (issue 42): on BFCL's choose split (even
+"""The tool-fit rule's choice for bench agent_runs: on BFCL's choose split (even
 records), the lexical rule and a sweep of the semantic rule's threshold, from the similarities
 one run of `tool_calls.verify_run` recorded per call (no model call per threshold)."""
 

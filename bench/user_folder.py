@@ -1,4 +1,4 @@
-"""A user's own folder (issue 11): `grounding run --corpus <folder>` as a new user runs it.
+"""A user's own folder: `grounding run --corpus <folder>` as a new user runs it.
 
 The folder is generated at bench time, as in tests/test_user_folder.py: the four good sample
 documents (md, html, txt, pdf), one file per bad-input kind, a 50 MB export over the file budget,

@@ -1,4 +1,4 @@
-"""How far can an answerability veto lift truthfulness? (issue 14: what its targets need)
+"""How far can an answerability veto lift truthfulness? (what its targets need)
 
 Truthfulness (+1 a right answer, 0 a refusal, -1 a wrong answer) can only rise above today's by
 answering the questions whose answer is right and refusing the others. This bench measures the
@@ -43,7 +43,7 @@ SETS = ("squad2-dev-v1", "cross-topic-v1", "sample-v1")
 CALIBRATION_SET = common.ROOT / ".cache" / "answerability-fit" / "squad2-calibration"
 FAST_CONFIG = common.ROOT / "configs" / "answerability-fast.yaml"
 VETO_AUCS = (0.84, 0.90, 0.95, 0.98, 0.99)
-# issue 14's truthfulness targets; the calibration split is held to squad2-dev-v1's (same kind
+# the truthfulness targets; the calibration split is held to squad2-dev-v1's (same kind
 # of data). cross-topic-v1 has none (its targets are refusal rates).
 TARGETS = {"squad2-dev-v1": 0.30, "squad2-calibration": 0.30, "sample-v1": 0.75}
 

@@ -1,4 +1,4 @@
-"""Detection sets: frozen, labelled items that a checker flags or lets through (issue 41).
+"""Detection sets: frozen, labelled items that a checker flags or lets through.
 
 A detection set is a folder `eval/sets/<name>/` holding
 

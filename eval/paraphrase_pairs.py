@@ -1,4 +1,4 @@
-"""The paraphrase claim/evidence pair set (issue 12): load it, refuse it when it was changed.
+"""The paraphrase claim/evidence pair set: load it, refuse it when it was changed.
 
 `eval/sets/paraphrase-pairs-v1/` is built by `scripts/build_paraphrase_pairs.py` (seeded, from
 SQuAD 2.0 train articles): `pairs.jsonl` (one pair a line), `NOTICE.md`, and `manifest.json`

@@ -241,7 +241,7 @@ def evaluation_command(
     console = Console()
     overrides = _parse_overrides(set_override)
     started = time.perf_counter()
-    if is_detection_set(set_name):  # labelled items for a checker, not questions (issue 41)
+    if is_detection_set(set_name):  # labelled items for a checker, not questions
         _detection_command(console, set_name, overrides, gate, promote, accept, reports_dir)
         return
     try:

@@ -42,7 +42,7 @@ def revision_requests(reports: list[dict], round_number: int) -> list[dict]:
     for report in reports:
         if report["action"] != "revise":
             continue
-        ok = ("supported", "not_a_claim")  # framing (issue 41) asks for no revision
+        ok = ("supported", "not_a_claim")  # framing asks for no revision
         unsupported = [c["text"] for c in report["claims"] if c["status"] not in ok]
         feedback = report.get("feedback") or report["reasons"]
         requests.append(

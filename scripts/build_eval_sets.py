@@ -10,7 +10,7 @@
   `SQUAD_ARTICLES`, about half unanswerable. The corpus (one .txt per paragraph + catalog.yaml) is
   copied into the set, so the gate runs without ../shared.
 - `cross-topic-v1`: the same corpus; 150 of its answerable questions and 150 questions about
-  `Packet_switching`, an article the corpus does not hold (issue 14): the latter must all be
+  `Packet_switching`, an article the corpus does not hold: the latter must all be
   refused, the former must not be over-refused.
 
 Each set gets `manifest.json` with the sha256 of every file in the set folder; the evaluation
@@ -157,7 +157,7 @@ def build_sample(root: Path = ROOT, out: Path = SETS) -> dict:
 def freeze_referenced_corpus(set_dir: Path, root: Path = ROOT) -> dict:
     """Copy a set's referenced corpus into the set (`copied: true`), checking every file against
     corpus.json first: how sample-v1 stays answerable from exactly its 17 documents after the
-    sample gained documents in new formats (issue 17). Its questions do not change."""
+    sample gained documents in new formats. Its questions do not change."""
     corpus = json.loads((set_dir / "corpus.json").read_text())
     if corpus.get("copied"):
         return json.loads((set_dir / "manifest.json").read_text())

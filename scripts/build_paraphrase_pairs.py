@@ -1,4 +1,4 @@
-"""Build the paraphrase claim/evidence pair set (issue 12): eval/sets/paraphrase-pairs-v1/.
+"""Build the paraphrase claim/evidence pair set: eval/sets/paraphrase-pairs-v1/.
 
     python scripts/build_paraphrase_pairs.py [--squad PATH] [--out DIR]
 

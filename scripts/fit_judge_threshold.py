@@ -10,7 +10,7 @@ at 1; the gate emits at `emit_threshold`, 0.85, of it). Two kinds of claim pull 
   `scripts/build_paraphrase_pairs.py`): supported paraphrases vs unsupported edits; fit on the
   dev split, reported on test (`bench/paraphrase.py`).
 
-Rule, HaluEval first (blocking hallucinated answers is the gate's job; issue 12 keeps HaluEval at
+Rule, HaluEval first (blocking hallucinated answers is the gate's job; the gate keeps HaluEval at
 >= 96 %): among the thresholds (0.50 … 1.00 by 0.05) whose HaluEval 1-100 accuracy is the best
 one, the best paraphrase-dev balanced accuracy; ties: the highest. The mean of the two fit
 figures is reported beside it (`best_mean`): it trades HaluEval accuracy for paraphrases. The

@@ -1,4 +1,4 @@
-"""Fit `lexical_weight` with the answer line on the RAGTruth QA FIT split (issue 41).
+"""Fit `lexical_weight` with the answer line on the RAGTruth QA FIT split.
 
 A judged claim of a floor_mean answer can blend the judge's P(yes) with the share of its content
 words the evidence holds (`stages.guardrails.verify`, `Config.lexical_weight`). For each weight,

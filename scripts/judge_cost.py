@@ -1,4 +1,4 @@
-"""What one judge call costs, and where the time goes (issue 12: "cost per claim sent to the
+"""What one judge call costs, and where the time goes ("cost per claim sent to the
 judge").
 
 Asks the configured GGUF judge (configs/guardrails.yaml) the guardrails' own prompt, as the stage

@@ -1,4 +1,4 @@
-"""Generate the sample knowledge base's documents in the formats people have (issue 17).
+"""Generate the sample knowledge base's documents in the formats people have.
 
 Usage:  .venv/bin/python scripts/make_sample_formats.py
 

@@ -1,4 +1,4 @@
-"""Which typo tolerance the names check should have, measured on near misses (issue 43).
+"""Which typo tolerance the names check should have, measured on near misses.
 
 "What is the hotel limit per night in Paris?" passed the names check of a folder that writes
 "parking": "paris" is one edit from "parks", whose stem "park" the index holds. This script
@@ -39,14 +39,14 @@ def edit_matches(name: str, vocabulary: names.Vocabulary) -> list[tuple[str, str
 
 
 RULES = {
-    # the rule before issue 43: any one-edit spelling, stemmed
+    # the earlier rule: any one-edit spelling, stemmed
     "any edit, stemmed": lambda name, matches, vocabulary: bool(matches),
     # the spelling must be a term the sources write as it is (not a stem of an inflected form)
     "edit must be a written stem": lambda name, matches, vocabulary: any(
         s == t for s, t in matches
     ),
     "names of 6+ letters only": lambda name, matches, vocabulary: bool(matches) and len(name) >= 6,
-    # issue 43's choice: the spelling lands on a word the sources write as a name
+    # the choice: the spelling lands on a word the sources write as a name
     "edit must land on a name": lambda name, matches, vocabulary: any(
         vocabulary.as_name(t) for _, t in matches
     ),

@@ -1,4 +1,4 @@
-"""Choose the claim judge's training recipe out of fold, then train it: one GPU call (issue 41).
+"""Choose the claim judge's training recipe out of fold, then train it: one GPU call.
 
 The fast judge's quality is its claim AUC on the RAGTruth FIT split's judged claims, scored by a
 model that did not train on their question (`train_claim_judge.fold_of`, three folds). On two CPU

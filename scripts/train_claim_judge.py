@@ -1,5 +1,5 @@
 """Train the claim-support cross-encoder: P(the evidence supports this claim), the guardrails'
-fast judge (issue 41: a detection pass <= 1.5 s; the GGUF judge only for the uncertain band).
+fast judge (a detection pass <= 1.5 s; the GGUF judge only for the uncertain band).
 
 The model reads exactly what the GGUF judge reads (`stages.guardrails.judge.pair_for`): the
 claim with the question it answers, and the evidence sentences that bear on it (`focus`). The

@@ -13,7 +13,7 @@ P(evidence answers); the held-out articles (Imperialism, French_and_Indian_War) 
 Fitting the scaling on those held-out dev articles instead (54 % unanswerable) was tried: it put
 almost every top candidate below the 0.55 threshold and refused most answerable questions
 elsewhere (sample factuality 0.16), because these lexical features cannot tell a near miss
-from an answer; that is the answerability model's job (issue 14).
+from an answer; that is the answerability model's job.
 
 The ranker is a logistic regression over rerank.FEATURES.
 

@@ -32,7 +32,7 @@ from stages.common.text import tokenize
 from stages.models import embeddings, files
 
 NAME = "indexing"
-VERSION = "1.2.0"  # 1.2: int8 ONNX embeddings by default, one text per run (issue 16)
+VERSION = "1.2.0"  # 1.2: int8 ONNX embeddings by default, one text per run
 INPUTS = ("chunks",)  # contract tables and blobs read
 OUTPUTS = ("bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")  # tables and blobs
 PER_QUESTION = False
@@ -46,7 +46,7 @@ class Config(BaseModel):
     epsilon: float = Field(0.25, ge=0)
     embedding_model: str = embeddings.DEFAULT_EMBEDDING_MODEL
     # Attention activations grow with batch x tokens^2: at 64 chunks of 256 tokens they added
-    # ~0.6 GB to a run's peak RSS; 16 adds ~0.2 GB and gives the same vectors (issue 11).
+    # ~0.6 GB to a run's peak RSS; 16 adds ~0.2 GB and gives the same vectors.
     embedding_batch_size: int = Field(16, ge=1)
     faiss_index: Literal["auto", "flat", "hnsw", "ivf"] = "auto"
     exact_below: int = Field(50_000, ge=0, description="auto: exact (flat) index below this size")

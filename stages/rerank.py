@@ -50,7 +50,7 @@ VERSION = "2.15.1"  # 2.5: strict answerability picks the sentence; .1: int8 ONN
 # 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence;
 # 2.14: a table row line is one sentence, "ul." / "str." do not end one (stages/common/text.py);
 # 2.15: a name's one-edit typo counts only when it lands on a name the sources write ("Paris"
-# is not "parks" of "parking"; issue 43); 2.15.1: prose and a table row on one line split
+# is not "parks" of "parking"); 2.15.1: prose and a table row on one line split
 # before the row (stages/common/text.py)
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
@@ -105,7 +105,7 @@ class Config(BaseModel):
     llm_check_query_types: list[str] = Field([], description="e.g. [pricing, contract, dates]")
     llm: settings.LLMSettings = settings.LLMSettings()
     # P(evidence answers this exact question) over the top chunks: when set, it reorders them
-    # and is the confidence the state thresholds read (issue 14). `strict` uses `llm`.
+    # and is the confidence the state thresholds read. `strict` uses `llm`.
     answerability: AnswerabilitySettings = AnswerabilitySettings()
     requery_top_k: int = Field(30, ge=1)
     # A question naming something (a client, a product) that no source the principal may read

@@ -1,4 +1,4 @@
-"""Issue 43's "Paris / parks": a one-edit typo of a name counts only when it lands on a name."""
+"""A one-edit typo of a name ("Paris" for "parks") counts only when it lands on a name."""
 
 from __future__ import annotations
 

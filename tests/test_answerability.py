@@ -1,4 +1,4 @@
-"""Answerability (issue 14): one judge interface; in rerank it reorders the top chunks, sets the
+"""Answerability: one judge interface; in rerank it reorders the top chunks, sets the
 confidence and so the state; a judge that cannot judge is a technical error, never an answer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The committed fast answerability model (data/models/answerability-minilm-v4, issue 14): its
+"""The committed fast answerability model (data/models/answerability-minilm-v4): its
 config names it by sha256, it loads offline, and it finds the sentence that states the answer."""
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def test_indexing_runs_on_the_int8_runtime(onnx_cache):
 
 
 def test_the_torch_runtime_embeds_on_a_gpu_when_torch_sees_one(monkeypatch):
-    """Issue 16: a GPU is used when torch sees one; the variable pins a device either way."""
+    """A GPU is used when torch sees one; the variable pins a device either way."""
     import torch
 
     monkeypatch.delenv("GROUNDING_EMBEDDING_DEVICE", raising=False)

@@ -1,4 +1,4 @@
-"""The fast judge (issue 41): a claim-support cross-encoder in front of the GGUF judge, which is
+"""The fast judge: a claim-support cross-encoder in front of the GGUF judge, which is
 asked only for claims in the uncertain band."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #17, what was left: html and markdown figures from their alt text and captions, table
+"""HTML and markdown figures from their alt text and captions, table
 rows of html/docx/markdown anchored as "table n, row r", and a vision model pluggable by an
 OpenAI-compatible endpoint (a fake one on loopback here; never the network). Every file is
 generated at test time."""

@@ -1,4 +1,4 @@
-"""Issue 12: the deterministic checks fail only what they can prove; a paraphrase goes to the judge.
+"""The deterministic checks fail only what they can prove; a paraphrase goes to the judge.
 
 Each check gets paraphrased claims of supported evidence that must pass (number words, date
 formats, possessives, inflections, casing, a dropped clause) beside the changed fact it must

@@ -1,4 +1,4 @@
-"""A changed corpus costs what changed (issue 16): per-document parsing and per-chunk embeddings
+"""A changed corpus costs what changed: per-document parsing and per-chunk embeddings
 are cached below the stages, the stage artifacts stay a function of their inputs."""
 
 from __future__ import annotations

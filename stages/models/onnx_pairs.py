@@ -1,7 +1,7 @@
 """Cross-encoder pair scoring on CPU: P(passage answers question) from an ONNX model by path.
 
 The model directory holds `model.onnx`, `tokenizer.json` and `model.onnx.sha256` (written by
-`scripts/train_answerability.py`; no model is committed yet, see issue 14). The hash is checked
+`scripts/train_answerability.py`; no model is committed yet). The hash is checked
 when the model is loaded, so a missing or corrupt file is a `PairModelError`, never a score.
 """
 
