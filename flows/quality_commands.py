@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 console = Console()
 ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
@@ -62,7 +61,7 @@ def trend(
     schedulers), 2 when it cannot check."""
     from quality.drift import DriftConfig, check_run, log_alarms
     from quality.ledger import read_ledger
-    from quality.trend import markdown, plot, table_rows
+    from quality.trend import plot, table_rows
 
     settings = _load(config, set_)
     ledger = read_ledger(settings.artifact_store())
@@ -80,13 +79,14 @@ def trend(
     if json_out:
         print(json.dumps({**report.to_json(), "png": str(written) if written else None}, indent=2))
     else:
-        _print(report, table_rows(report), markdown)
+        _print(report, table_rows(report))
         if written:
             console.print(f"wrote {written}", markup=False, highlight=False)
     sys.exit(FOUND if report.alarms else 0)
 
 
-def _print(report, rows, markdown) -> None:
+def _print(report, rows) -> None:
+    """One line per check, alarms first: readable at any terminal width."""
     console.print(
         f"run {report.run_id} against {len(report.baseline_runs)} baseline run(s): "
         f"{len(report.alarms)} alarm(s)",
@@ -95,15 +95,16 @@ def _print(report, rows, markdown) -> None:
     )
     for note in report.context:
         console.print(f"  {note}", markup=False, highlight=False)
-    if not rows:
-        return
-    table = Table(show_lines=False)
-    for column in rows[0]:
-        table.add_column(column)
+    width = max((len(r["metric"]) for r in rows), default=0)
     for row in rows:
-        style = "red" if row["alarm"] else None
-        table.add_row(*(str(v) for v in row.values()), style=style)
-    console.print(table)
+        stat = f"{row['test']}={row['statistic']}" if row["statistic"] else row["test"]
+        line = (
+            f"{row['alarm'] or 'ok':<5} {row['metric']:<{width}}  {row['baseline']:>12} -> "
+            f"{row['value']:<12}  {stat:<12} {row['band']:<16} {row['note']}"
+        )
+        console.print(
+            line.rstrip(), markup=False, highlight=False, style="red" if row["alarm"] else None
+        )
 
 
 def shadow(
