@@ -2,16 +2,16 @@
 
 Pure functions of the ledger table (`quality.ledger`), so every test can build a ledger by hand.
 
-- Proportions (answer-state mix, refusal, block and revise rates, ingestion error rate, the share
-  of the previous run's documents still in the corpus) get a two-proportion z-test of the run
-  against the baseline window pooled. An alarm needs both |z| >= `z_alarm` and a change of at
-  least `min_rate_change`: with thousands of questions a 0.3-point move is significant and still
-  nothing to wake anyone for.
+- Proportions (answer-state mix, refusal, block and revise rates, ingestion error rate) get a
+  two-proportion z-test of the run against the baseline window pooled. An alarm needs both
+  |z| >= `z_alarm` and a change of at least `min_rate_change`: with thousands of questions a
+  1-point move is significant and still nothing to wake anyone for.
 - Distributions (answer confidence, claim scores, retrieval top scores) get a population-stability
   index over the baseline's quantile bins; PSI >= `psi_alarm` (0.25, the usual line for a
   significant shift) alarms. Fewer than `min_values` values on either side: not tested, said so.
-- The corpus snapshot: a run on a snapshot that earlier runs had already moved on from (a stale
-  copy restored) alarms; this is identity, no threshold.
+- The corpus: a run on a snapshot that earlier runs had already moved on from (a stale copy
+  restored) alarms, by identity; so does a corpus that lost more than `max_removed` of the
+  previous run's documents (both lists are complete: a census, no sampling error to test for).
 Counts and stage seconds are shown, never alarmed on: a cached stage takes no time, corpora grow.
 """
 
@@ -44,6 +44,9 @@ class DriftConfig(BaseModel):
     psi_alarm: float = Field(0.25, gt=0, description="PSI of a distribution that alarms.")
     psi_bins: int = Field(10, ge=2, description="Quantile bins of the baseline for the PSI.")
     min_values: int = Field(10, ge=1, description="Fewest values per side to test a distribution.")
+    max_removed: float = Field(
+        0.2, ge=0, le=1, description="Share of the previous run's documents gone that alarms."
+    )
     same_stream: bool = Field(True, description="Compare only runs on the same question set.")
 
 
@@ -281,7 +284,7 @@ def check_run(ledger: pa.Table, run_id: str | None = None, cfg: DriftConfig | No
             continue
         pooled = (sum(s for s, _ in base), sum(n for _, n in base))
         checks.append(_rate_check(metric, pooled, now, cfg))
-    retained = _retained_check(history, baseline, target, cfg)
+    retained = _retained_check(history, target, cfg)
     if retained:
         checks.append(retained)
     names = sorted({m for p in shown for m, r in p.metrics.items() if r["kind"] == "distribution"})
@@ -295,21 +298,20 @@ def check_run(ledger: pa.Table, run_id: str | None = None, cfg: DriftConfig | No
     )
 
 
-def _retained_check(history: list[Point], baseline: list[Point], target: Point, cfg):
-    """The share of the previous run's documents still in the corpus, against the same share
-    between consecutive baseline runs (1.0 while nothing is removed)."""
+def _retained_check(history: list[Point], target: Point, cfg: DriftConfig) -> Check | None:
+    """The share of the previous run's documents still in the corpus. Both document lists are
+    complete (a census, not a sample), so no test statistic: the share removed is compared with
+    `max_removed` directly, however small the corpus."""
     now = _retained(history[-1], target)
     if now is None:
         return None
-    start = len(history) - len(baseline)
-    pairs = [
-        c
-        for i in range(max(start, 1), len(history))
-        if (c := _retained(history[i - 1], history[i]))
-    ]
-    # the first run has no predecessor: a corpus that was complete is the natural baseline
-    base = (sum(s for s, _ in pairs), sum(n for _, n in pairs)) if pairs else (now[1], now[1])
-    return _rate_check(RETAINED, base, now, cfg)
+    kept, before = now
+    removed = 1 - kept / before
+    note = f"{before - kept} of the previous run's {before} documents are gone"
+    return Check(
+        RETAINED, "proportion", "removed", 1.0, kept / before, removed,
+        (1 - cfg.max_removed, 1.0), removed > cfg.max_removed + 1e-12, note,
+    )  # fmt: skip
 
 
 def _context(baseline: list[Point], target: Point) -> list[str]:
