@@ -279,3 +279,45 @@ def test_a_failed_append_leaves_no_file_and_the_run_stands(tmp_path, caplog):
     from flows.ops import garbage
 
     assert garbage(store, tmp_path / "runs") == []
+
+
+def test_the_ledger_works_on_object_storage_too():
+    store = ArtifactStore("memory://drift-ledger/store")
+    first = write_rows(store, synthetic_run("a", 0, 10, [0.9]))
+    write_rows(store, synthetic_run("b", 1, 190, [0.9]))
+    assert first.startswith("memory://drift-ledger/store/ledger/")
+    report = check_run(read_ledger(store))
+    assert report.run_id == "b" and report.baseline_runs == ["a"]
+    assert "rate.blocked" in {c.metric for c in report.alarms}
+
+
+def test_the_nightly_check_publishes_prefect_artifacts_and_the_png(tmp_path):
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from quality.trend import nightly_check
+
+    settings = load_test_config(tmp_path)
+    store = settings.artifact_store()
+    for number in range(3):
+        write_rows(store, synthetic_run(f"night-{number}", number, 30, [0.9] * 20))
+    write_rows(store, synthetic_run("night-3", 3, 120, [0.9] * 20))
+
+    @flow(name="drift-check-test")
+    def check():
+        return nightly_check(settings)
+
+    report = check()
+    assert [c.metric for c in report.alarms if c.metric == "rate.blocked"] == ["rate.blocked"]
+    assert (settings.runs_dir / "trend" / "trend.png").read_bytes()[:4] == b"\x89PNG"
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(
+                key=ArtifactFilterKey(any_=["drift-trend", "drift-trend-checks"])
+            )
+        )
+    kinds = {a.key: a.type for a in found}
+    assert kinds == {"drift-trend": "markdown", "drift-trend-checks": "table"}
+    text = str(next(a for a in found if a.key == "drift-trend").data)
+    assert "rate.blocked" in text and "ALARM" in text
