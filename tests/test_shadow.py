@@ -214,3 +214,58 @@ def test_the_commands_say_why_they_cannot_go_on(tmp_path):
     assert done.exit_code == 2 and "no frozen eval set nosuch" in done.output
     done = runner.invoke(app, ["trend", *settings])
     assert done.exit_code == 2 and "empty" in done.output
+
+
+def test_eval_sets_go_into_the_report_and_a_failing_gate_there_blocks_promotion(
+    tmp_path, monkeypatch
+):
+    """The plumbing of --eval-sets, with the release eval itself stubbed: it runs every set
+    twice, which tests/test_eval.py covers on its own."""
+    from types import SimpleNamespace
+
+    import flows.evaluation
+    from quality.shadow import evaluate_sets
+
+    calls = []
+
+    def fake_release_eval(name, config_path, overrides, store, gate, reports_dir):
+        calls.append((name, Path(config_path).name))
+        passed = Path(config_path).name != "worse.yaml"
+        axes = {"answer": {"f1": 0.8 if passed else 0.5}}
+        return SimpleNamespace(
+            run=SimpleNamespace(metrics={"axes": axes}),
+            comparison={"passed": passed, "failures": [] if passed else ["axis answer: f1"]},
+            report_dir=None,
+        )
+
+    monkeypatch.setattr(flows.evaluation, "release_eval", fake_release_eval)
+    corpus = tiny_corpus(tmp_path / "corpus")
+    settings = load_test_config(tmp_path, corpus=str(corpus))
+    run_once(settings, tiny_questions(tmp_path), "base")
+
+    def never(path: Path) -> dict:
+        raise AssertionError("the report's eval sets decide; no gate run needed")
+
+    for name, promoted in (("worse.yaml", False), ("fine.yaml", True)):
+        path = candidate_file(tmp_path, name)
+
+        def sets(path=path) -> dict:
+            return evaluate_sets(["sample-v2"], CURRENT, path, settings.store)
+
+        report = shadow_run(settings, load_config(path), path, CURRENT, "base", eval_sets=sets)
+        outcome = report["eval_sets"]["sample-v2"]
+        assert outcome["current_passed"] and outcome["candidate_passed"] == promoted
+        gate = next(c for c in report["bound_checks"] if c["bound"] == "release gate sample-v2")
+        assert gate["ok"] == promoted and report["within_bounds"] == promoted
+        if promoted:
+            record = promote(settings, path, never)
+            assert record["reports"]["release_gate"]["sample-v2"]["from"] == "shadow report"
+        else:
+            with pytest.raises(ShadowError, match="release gate sample-v2"):
+                promote(settings, path, never)
+    assert calls == [
+        ("sample-v2", "pipeline.yaml"),
+        ("sample-v2", "worse.yaml"),
+        ("sample-v2", "pipeline.yaml"),
+        ("sample-v2", "fine.yaml"),
+    ]
