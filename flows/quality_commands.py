@@ -168,7 +168,7 @@ def shadow(
     else:
         from quality.shadow import report_markdown
 
-        console.print(report_markdown(report), markup=False, highlight=False)
+        console.print(report_markdown(report), markup=False, highlight=False, soft_wrap=True)
         console.print(f"wrote {report['shadow_run']}", markup=False, highlight=False)
     sys.exit(0 if report["within_bounds"] else FOUND)
 

@@ -55,7 +55,7 @@ class ShadowBounds(BaseModel):
 def latest_run(runs_dir: Path) -> str:
     """The most recently written run folder directly under runs_dir (not shadow/inbox/...)."""
     found = sorted(
-        (p.stat().st_mtime, p.name)
+        (p.stat().st_mtime, p.parent.name)
         for p in runs_dir.glob("*/summary.json")
         if not p.parent.name.startswith(".")
     )

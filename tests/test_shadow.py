@@ -183,7 +183,8 @@ def test_shadow_replays_a_run_apart_and_promotion_needs_bounds_and_the_gate(tmp_
 
     # the same settings as now: nothing changes, within bounds; the gate decides
     same = candidate_file(tmp_path, "same.yaml")
-    quiet = shadow_run(settings, load_config(same), same, CURRENT, "base")
+    quiet = shadow_run(settings, load_config(same), same, CURRENT)  # the latest run
+    assert quiet["baseline_run"] == "base"
     assert quiet["within_bounds"] and quiet["changed"] == [] and quiet["lost_answers"] == 0
     with pytest.raises(ShadowError, match="release gate failed"):
         promote(settings, same, failing)
