@@ -61,7 +61,7 @@ def trend(
     schedulers), 2 when it cannot check."""
     from quality.drift import DriftConfig, check_run, log_alarms
     from quality.ledger import read_ledger
-    from quality.trend import plot, table_rows
+    from quality.trend import history_rows, plot, table_rows
 
     settings = _load(config, set_)
     ledger = read_ledger(settings.artifact_store())
@@ -77,12 +77,27 @@ def trend(
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in report.run_id or "run")
     written = plot(report, png or settings.runs_dir / "trend" / f"{safe}.png")
     if json_out:
-        print(json.dumps({**report.to_json(), "png": str(written) if written else None}, indent=2))
+        shown = {**report.to_json(), "history": history_rows(report)}
+        print(json.dumps({**shown, "png": str(written) if written else None}, indent=2))
     else:
+        _print_history(history_rows(report))
         _print(report, table_rows(report))
         if written:
-            console.print(f"wrote {written}", markup=False, highlight=False)
+            console.print(f"wrote {written}", markup=False, highlight=False, soft_wrap=True)
     sys.exit(FOUND if report.alarms else 0)
+
+
+def _print_history(rows: list[dict]) -> None:
+    """The runs compared, oldest first, one line each under a header."""
+    if not rows:
+        return
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in rows[0]}
+    for line in [dict(zip(widths, widths, strict=True)), *rows]:
+        text = "  ".join(
+            f"{str(line[k]):>{w}}" if k != "run" else f"{line[k]:<{w}}" for k, w in widths.items()
+        )
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+    console.print()
 
 
 def _print(report, rows) -> None:
@@ -102,9 +117,8 @@ def _print(report, rows) -> None:
             f"{row['alarm'] or 'ok':<5} {row['metric']:<{width}}  {row['baseline']:>12} -> "
             f"{row['value']:<12}  {stat:<12} {row['band']:<16} {row['note']}"
         )
-        console.print(
-            line.rstrip(), markup=False, highlight=False, style="red" if row["alarm"] else None
-        )
+        style = "red" if row["alarm"] else None
+        console.print(line.rstrip(), markup=False, highlight=False, soft_wrap=True, style=style)
 
 
 def shadow(

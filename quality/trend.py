@@ -30,6 +30,37 @@ def series(shown: list[Point]) -> dict[str, list[float | None]]:
     return out
 
 
+HISTORY = (
+    ("questions", "run.questions"),
+    ("answered", "rate.answered"),
+    ("refused", "rate.refused"),
+    ("blocked", "rate.blocked"),
+    ("confidence", "dist.confidence"),
+    ("claim score", "dist.claim_score"),
+    ("top score", "dist.retrieval_top_score"),
+    ("documents", "corpus.documents"),
+)
+
+
+def history_rows(report: TrendReport) -> list[dict[str, Any]]:
+    """The baseline runs and the checked run, oldest first: the main metrics (distributions by
+    their mean) and the snapshot, so a person sees the trend and not only the last step."""
+    values = series(report.points)
+    rows = []
+    for index, point in enumerate(report.points):
+        row: dict[str, Any] = {"run": point.run_id}
+        for label, metric in HISTORY:
+            value = values.get(metric, [None] * len(report.points))[index]
+            row[label] = _fmt(value) if metric.startswith(("rate.", "dist.")) else _count(value)
+        row["snapshot"] = point.corpus_snapshot[:8]
+        rows.append(row)
+    return rows
+
+
+def _count(value: Any) -> str:
+    return "" if value is None else str(int(value))
+
+
 def _ordered(names: list[str]) -> list[str]:
     return [n for n in LEADING if n in names] + sorted(n for n in names if n not in LEADING)
 

@@ -165,6 +165,7 @@ def test_grounding_run_then_trend_alarms_after_half_the_corpus_is_removed(tmp_pa
     quiet = _grounding("trend", *trend)
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
     assert "0 alarm(s)" in quiet.stdout
+    assert "answered  refused  blocked" in quiet.stdout  # the runs compared, oldest first
     for name in TINY_DOCS[2:]:
         (corpus / Path(name).name).unlink()
     done = _grounding(*run, *settings)
@@ -180,6 +181,7 @@ def test_grounding_run_then_trend_alarms_after_half_the_corpus_is_removed(tmp_pa
     alarmed = {c["metric"] for c in as_json["checks"] if c["alarm"]}
     assert "corpus.retained" in alarmed
     assert len(as_json["baseline_runs"]) == 2
+    assert [row["documents"] for row in as_json["history"]] == ["4", "4", "2"]
 
 
 # ---------------------------------------------------------------- synthetic ledgers
