@@ -445,6 +445,7 @@ app.command("api")(agent_commands.api)
 app.command("mcp")(agent_commands.mcp)
 app.command("tools")(agent_commands.tools)
 app.command("agent")(agent_commands.agent)
+__import__("flows.quality_commands", fromlist=["_"]).register(app)  # trend, shadow, promote
 
 if __name__ == "__main__":
     app()

@@ -197,8 +197,15 @@ def reports_json(reports: pa.Table, run_id: str) -> list[dict]:
 
 
 def write_run(
-    runs_dir: Path, run_id: str, result: PipelineResult, store: ArtifactStore, summary: dict
+    runs_dir: Path,
+    run_id: str,
+    result: PipelineResult,
+    store: ArtifactStore,
+    summary: dict,
+    ledger: bool = True,
 ) -> Path:
+    """The run's folder; with `ledger`, the run's metrics are also added to the run ledger
+    (quality/ledger.py) that drift alarms read. A shadow run passes False: it stays apart."""
     final_dir = runs_dir / run_id
     tmp = runs_dir / f".tmp-{run_id}"
     shutil.rmtree(tmp, ignore_errors=True)  # left by a killed write of this same run: redo it
@@ -234,4 +241,8 @@ def write_run(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if ledger:
+        from quality.ledger import append_run
+
+        append_run(store, run_id, result, summary)
     return final_dir

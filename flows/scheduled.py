@@ -3,7 +3,8 @@
 - question-inbox:  answers every question set dropped into a folder (`data/inbox`), once: a
                    record of processed files (name + sha256) skips what was already answered, and
                    `backfill_partition` (idempotent, atomic) writes `<runs_dir>/inbox/<set>/`;
-- release-eval:    the nightly release gate (`flows.evaluation.release_eval_flow`) on a frozen set;
+- release-eval:    the nightly release gate (`flows.evaluation.release_eval_flow`) on a frozen set,
+                   then the drift check of the latest run (`quality.trend.nightly_check`);
 - corpus-reindex:  snapshots the corpus and runs ingestion + indexing only when the snapshot key
                    changed since the last re-index, recording which stages were cache hits.
 
@@ -244,10 +245,13 @@ def nightly_eval_flow(
     gate: bool = True,
     reports_dir: str = "eval/reports",
 ) -> dict:
-    """The release-eval flow as a subflow; a regressed axis fails the run (never promotes)."""
+    """The release-eval flow as a subflow; a regressed axis fails the run (never promotes). Then
+    the drift check of the latest run in the run ledger: an alarm fails the run too."""
     from flows.evaluation import release_eval_flow
+    from quality.trend import nightly_check
 
     _flow_logging()
+    drift = nightly_check(_settings(config_path, overrides))
     outcome = release_eval_flow()(
         set_name,
         str(_path(config_path)),
@@ -257,6 +261,8 @@ def nightly_eval_flow(
         False,
         str(_path(reports_dir)),
     )
+    if drift.alarms:  # after the gate ran: one failed run reports both
+        raise RuntimeError(f"drift alarms on run {drift.run_id}: {len(drift.alarms)}")
     return {"set": set_name, "passed": outcome.comparison["passed"], "report": outcome.report_dir}
 
 

@@ -26,7 +26,7 @@ LEVEL_ENV = "GROUNDING_LOG_LEVEL"
 RUN_ID_ENV = "GROUNDING_RUN_ID"
 # The project's own loggers follow --log-level; third-party libraries stay at WARNING, because
 # e.g. sentence-transformers draws tqdm bars on stderr when its logger is at INFO.
-PROJECT_LOGGERS = ("stages", "flows", "grounding")
+PROJECT_LOGGERS = ("stages", "flows", "grounding", "quality")
 CONTEXT_FIELDS = ("run_id", "question_id", "stage")
 
 _run_id: ContextVar[str | None] = ContextVar("run_id", default=None)
