@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("stages", "flows", "agents", "eval")
+PACKAGES = ("stages", "flows", "agents", "eval", "quality")
 # Modules directly under stages/ that are not stages: the contracts, the store, the helpers.
 NOT_STAGES = {
     "stages.contracts",
