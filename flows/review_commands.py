@@ -15,6 +15,10 @@ from typing import Annotated
 import typer
 
 ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
+SetOption = Annotated[
+    list[str],
+    typer.Option("--set", help="Override a setting: key=value (store=..., runs_dir=...)."),
+]
 review_app = typer.Typer(
     help="Human review of sampled answers: sample, serve, import, report.", no_args_is_help=True
 )
@@ -26,11 +30,11 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _settings(config: Path):
-    from flows.config import ConfigError, load_config
+def _settings(config: Path, overrides: list[str]):
+    from flows.config import ConfigError, load_config, parse_overrides
 
     try:
-        return load_config(config)
+        return load_config(config, parse_overrides(overrides))
     except ConfigError as exc:
         raise _fail(f"config: {exc}") from exc
 
@@ -47,13 +51,14 @@ def sample(
         float, typer.Option(help="How many times more often low-confidence answers are drawn.")
     ] = 3.0,
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     json_output: Annotated[bool, typer.Option("--json", help="Print the batch as JSON.")] = False,
 ) -> None:
     """Draw a stratified sample of a run's answers (emitted, revised, blocked, refused; low
     confidence over-sampled, weights recorded) into a review batch in the store."""
     from quality import review
 
-    settings = _settings(config)
+    settings = _settings(config, set_)
     try:
         run_dir = review.find_run(settings.runs_dir, run_id)
         items = review.items_from_run(run_dir)
@@ -81,12 +86,13 @@ def sample(
 @review_app.command("batches")
 def batches(
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the review batches in the store and how many answers each reviewer judged."""
     from quality import review
 
-    store = _settings(config).artifact_store()
+    store = _settings(config, set_).artifact_store()
     rows = review.list_batches(store)
     for row in rows:
         judged = review.read_verdicts(store, row["key"]) if not store.remote else {}
@@ -111,6 +117,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port on the loopback address.")] = 8765,
     host: Annotated[str, typer.Option(help="Bind address; loopback only.")] = "127.0.0.1",
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Open the review page for one batch on http://127.0.0.1:PORT/ (keyboard: 1-4 verdict,
     j/k answers, [ and ] claims, s/u claim verdict, n note). Every verdict is saved at once."""
@@ -121,7 +128,7 @@ def serve(
     if host not in LOOPBACK:
         raise _fail(f"--host {host}: the review page binds a loopback address only")
     try:
-        api = review_page.app(_settings(config).artifact_store(), batch, reviewer)
+        api = review_page.app(_settings(config, set_).artifact_store(), batch, reviewer)
     except review.ReviewError as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"review page on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
@@ -142,12 +149,13 @@ def import_command(
         str | None, typer.Option(help="Reviewer of rows without a reviewer column.")
     ] = None,
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Import verdicts made elsewhere: every row is checked first; one bad row and nothing is
     written (each bad row is named)."""
     from quality import review
 
-    store = _settings(config).artifact_store()
+    store = _settings(config, set_).artifact_store()
     try:
         stored, errors = review.import_verdicts(store, batch, file, reviewer)
     except (review.ReviewError, OSError, UnicodeDecodeError) as exc:
@@ -201,13 +209,14 @@ def report(
         bool, typer.Option(help="Also publish the report as Prefect artifacts (a flow run).")
     ] = False,
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Guardrail efficacy from human verdicts: efficacy, false-positive rate (blocked but
     correct), miss rate (emitted but hallucinated), refusal correctness, each with a 95 %
     interval under the sampling weights; reviewer agreement (Cohen's kappa)."""
     from quality import efficacy, review
 
-    store = _settings(config).artifact_store()
+    store = _settings(config, set_).artifact_store()
     try:
         loaded = _load_batches(store, batch)
     except review.ReviewError as exc:
@@ -244,6 +253,7 @@ def calibrate_command(
         "configs/guardrails-calibrated.yaml"
     ),
     config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Refit the gate (answer line, claim floor, lexical weight, the fast judge's accept line)
     on human verdicts, cross-validated by question, and write an overlay config."""
@@ -251,7 +261,7 @@ def calibrate_command(
 
     if not from_reviews:
         raise _fail("say where the labels come from: --from-reviews")
-    settings = _settings(config)
+    settings = _settings(config, set_)
     base = settings.stage_config("guardrails")
     if guardrails:
         base = _guardrails_from_files(guardrails)
