@@ -231,3 +231,10 @@ def test_the_cli_samples_imports_and_reports_with_agreement(tmp_path):
     serve = ["review", "serve", key, "--reviewer", "a", "--host", "0.0.0.0"]
     done = runner.invoke(app, [*serve, *flags])
     assert done.exit_code == 2 and "loopback" in done.output
+
+
+def test_artifact_gc_never_collects_a_review_batch(batch, tmp_path):
+    from flows import ops
+
+    store, ref, _, _ = batch
+    assert str(ref.path) not in [str(p) for p in ops.garbage(store, tmp_path / "runs")]
