@@ -238,3 +238,16 @@ def test_artifact_gc_never_collects_a_review_batch(batch, tmp_path):
 
     store, ref, _, _ = batch
     assert str(ref.path) not in [str(p) for p in ops.garbage(store, tmp_path / "runs")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["review"], *[["review", c] for c in ("sample", "batches", "serve", "import", "report")]]
+    + [["calibrate"]],
+)
+def test_every_review_command_has_help(command):
+    from flows.cli import app
+
+    done = CliRunner().invoke(app, [*command, "--help"])
+    assert done.exit_code == 0, done.output
+    assert "Usage" in done.output
