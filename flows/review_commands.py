@@ -249,6 +249,12 @@ def calibrate_command(
             "(repeatable); default: the pipeline config's guardrails section."
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
+    max_correct_flagged: Annotated[
+        float | None,
+        typer.Option(
+            min=0, max=1, help="Only settings that flag at most this share of the good drafts."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="The overlay YAML to write (and OUT.json).")] = Path(
         "configs/guardrails-calibrated.yaml"
     ),
@@ -275,7 +281,7 @@ def calibrate_command(
         items += entry["items"]
         labels.update(efficacy.resolve(entry["verdicts"], reviewer)["labels"])
     try:
-        result = calibrate.calibrate(items, labels, base)
+        result = calibrate.calibrate(items, labels, base, max_correct_flagged=max_correct_flagged)
     except calibrate.CalibrationError as exc:
         raise _fail(str(exc), 1) from exc
     sources = {

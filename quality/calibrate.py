@@ -14,7 +14,9 @@ causes beside the claim scores (an invented citation, a copied answer that does 
 outside the replay.
 
 A draft is bad when its verdict is hallucinated or should_have_refused (quality.efficacy). The
-objective is the response-level F1 of flagging bad drafts (flagged: the gate did not emit).
+objective is the response-level F1 of flagging bad drafts (flagged: the gate did not emit),
+optionally among the settings that flag at most a given share of the good ones (F1 depends on
+the share of bad drafts, which a team's own traffic may not share with its review sample).
 Folds group answers by question (the question's text, normalised), so no question is both fitted
 and scored; the figures reported are out-of-fold. The final lines are fitted on every verdict.
 """
@@ -183,10 +185,14 @@ def _f1(flagged: np.ndarray, bad: np.ndarray) -> np.ndarray:
     return np.where(tp > 0, 2 * tp / np.maximum(2 * tp + fp + fn, 1), 0.0)
 
 
-def fit(rows: list[dict], base: Any, fit_accept: bool) -> dict[str, Any]:
-    """The best (answer line, claim floor, weight, accept) on `rows` by F1; ties go to the
+def fit(
+    rows: list[dict], base: Any, fit_accept: bool, max_correct_flagged: float | None = None
+) -> dict[str, Any]:
+    """The best (answer line, claim floor, weight, accept) on `rows` by F1, among the settings
+    that flag at most `max_correct_flagged` of the good drafts when given; ties go to the
     setting nearest the base config's."""
     bad = np.array([r["bad"] for r in rows])
+    n_good = max(int((~bad).sum()), 1)
     accepts: tuple[float | None, ...] = ACCEPTS if fit_accept else (None,)
     current = {
         "answer_threshold": base.answer_threshold or base.emit_threshold,
@@ -197,7 +203,13 @@ def fit(rows: list[dict], base: Any, fit_accept: bool) -> dict[str, Any]:
     best: tuple | None = None
     for weight in WEIGHTS:
         for accept in accepts:
-            f1 = _f1(flagged_grid(rows, weight, accept, base), bad)  # (F, L)
+            grid = flagged_grid(rows, weight, accept, base)
+            f1 = _f1(grid, bad)  # (F, L)
+            if max_correct_flagged is not None:
+                good_flagged = np.sum(grid & ~bad, axis=-1) / n_good
+                f1 = np.where(good_flagged <= max_correct_flagged + 1e-12, f1, -1.0)
+            if f1.max() < 0:
+                continue
             for fi, li in zip(*np.nonzero(f1 >= f1.max() - 1e-12), strict=True):
                 distance = (
                     abs(LINES[li] - current["answer_threshold"])
@@ -208,7 +220,10 @@ def fit(rows: list[dict], base: Any, fit_accept: bool) -> dict[str, Any]:
                 key = (-float(f1[fi, li]), round(distance, 6))
                 if best is None or key < best[0]:
                     best = (key, LINES[li], FLOORS[fi], weight, accept)
-    assert best is not None
+    if best is None:
+        raise CalibrationError(
+            f"no setting of the grid flags at most {max_correct_flagged} of the good drafts"
+        )
     _, line, floor, weight, accept = best
     return {
         "answer_threshold": line,
@@ -243,7 +258,13 @@ def needed(rows: list[dict]) -> str | None:
     )
 
 
-def calibrate(items: list[dict], labels: dict[str, str], base: Any, folds: int = FOLDS) -> dict:
+def calibrate(
+    items: list[dict],
+    labels: dict[str, str],
+    base: Any,
+    folds: int = FOLDS,
+    max_correct_flagged: float | None = None,
+) -> dict:
     """The fit and its out-of-fold figures beside the base config's, or CalibrationError."""
     rows = examples(items, labels, base)
     if message := needed(rows):
@@ -260,17 +281,23 @@ def calibrate(items: list[dict], labels: dict[str, str], base: Any, folds: int =
         train = [r for r, t in zip(rows, test, strict=True) if not t]
         if not any(r["bad"] for r in train) or all(r["bad"] for r in train):
             raise CalibrationError(f"fold {k} leaves one class out of its training answers")
-        chosen = fit(train, base, pairs)
+        chosen = fit(train, base, pairs, max_correct_flagged)
         held = [r for r, t in zip(rows, test, strict=True) if t]
         out_of_fold[test] = flagged_one(held, chosen, base)
         per_fold.append({"fold": k, "answers": int(test.sum()), **chosen})
     before = flagged_one(rows, base_settings(base), base)
-    final = fit(rows, base, pairs)
+    final = fit(rows, base, pairs, max_correct_flagged)
     return {
         "drafts": len(rows),
         "bad": int(bad.sum()),
         "questions": len({r["group"] for r in rows}),
         "folds": folds,
+        "objective": "F1 of flagging bad drafts"
+        + (
+            f", at most {max_correct_flagged} of the good ones flagged"
+            if max_correct_flagged is not None
+            else ""
+        ),
         "fitted": final,
         "base": base_settings(base),
         "accept_refitted": pairs,
@@ -326,6 +353,7 @@ def write_overlay(path: Path, result: dict, base: Any, sources: dict[str, Any]) 
         f"# Fitted on {result['drafts']} judged drafts ({result['bad']} bad) of "
         f"{result['questions']} questions; {result['folds']}-fold cross-validation grouped by "
         "question, out-of-fold figures (the gate replayed from the claims):",
+        f"# objective: {result['objective']}",
         _figures_line("base config", cv["base"]),
         _figures_line("this overlay", cv["fitted"]),
         f"# Sources: {json.dumps(sources, default=str)}",

@@ -11,6 +11,8 @@ refused an answer that was right).
 - false_positive_rate: good drafts blocked / good drafts (human-validated: "blocked but correct");
 - blocked_correct_share: good drafts among the blocked ones (what the release evaluation used
   to call its false-positive rate);
+- correct_flagged_rate: good drafts blocked or revised / good drafts (the benches' flag rate on
+  correct answers: a revise costs a right answer a round, and may lose it);
 - miss_rate: emitted drafts that were bad / emitted drafts ("emitted but hallucinated");
 - refusal_correctness: refusals judged correct / refusals judged.
 
@@ -158,6 +160,9 @@ def rates(items: list[dict], labels: dict[str, str]) -> dict[str, Any]:
         "blocked_correct_share": weighted_rate(
             [(not bad, w) for s, bad, w in drafts if s == "blocked"]
         ),
+        "correct_flagged_rate": weighted_rate(
+            [(s in flagged, w) for s, bad, w in drafts if not bad]
+        ),
         "miss_rate": weighted_rate([(bad, w) for s, bad, w in drafts if s == "emitted"]),
         "refusal_correctness": weighted_rate(refusals),
     }
@@ -168,6 +173,7 @@ DESCRIPTIONS = {
     "intervention_precision": "blocked or revised drafts that were bad / blocked or revised",
     "false_positive_rate": "good drafts blocked / good drafts (blocked but correct)",
     "blocked_correct_share": "good drafts among the blocked ones",
+    "correct_flagged_rate": "good drafts blocked or revised / good drafts",
     "miss_rate": "emitted drafts that were bad / emitted drafts (emitted but hallucinated)",
     "refusal_correctness": "refusals judged correct / refusals judged",
 }

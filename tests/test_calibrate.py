@@ -129,3 +129,16 @@ def test_the_cli_writes_an_overlay_the_guardrails_config_accepts(tmp_path):
     assert len(sidecar["verdicts"]) == 60 and sidecar["sources"]["batches"] == [ref.key[:12]]
     done = runner.invoke(app, ["calibrate", *flags])
     assert done.exit_code == 2 and "--from-reviews" in done.output
+
+
+def test_a_cap_on_correct_answers_flagged_bounds_the_fit():
+    items, labels = _data(90)
+    for item in items[1::3]:  # good drafts that look bad: no line separates them any more
+        claims = json.loads(item["claims_json"])
+        claims[0]["p"] = 0.4
+        item["claims_json"] = json.dumps(claims)
+    free = calibrate.calibrate(items, labels, BASE)
+    capped = calibrate.calibrate(items, labels, BASE, max_correct_flagged=0.05)
+    assert free["in_sample"]["fitted"]["correct_flagged"] > 0.05
+    assert capped["in_sample"]["fitted"]["correct_flagged"] <= 0.05
+    assert "at most 0.05" in capped["objective"]

@@ -175,6 +175,7 @@ def test_efficacy_rates_follow_their_definitions_with_weights():
     assert rates["efficacy"]["rate"] == pytest.approx(2 / 3, abs=1e-4)  # a, e caught; d missed
     assert rates["false_positive_rate"]["rate"] == pytest.approx(1 / 4, abs=1e-4)  # b of b + c(3)
     assert rates["blocked_correct_share"]["rate"] == pytest.approx(0.5, abs=1e-4)
+    assert rates["correct_flagged_rate"]["rate"] == pytest.approx(1 / 4, abs=1e-4)
     assert rates["miss_rate"]["rate"] == pytest.approx(1 / 4, abs=1e-4)  # d of c(3) + d
     assert rates["intervention_precision"]["rate"] == pytest.approx(2 / 3, abs=1e-4)
     assert rates["refusal_correctness"]["rate"] == pytest.approx(0.5, abs=1e-4)
