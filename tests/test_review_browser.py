@@ -135,6 +135,7 @@ def test_three_answers_judged_by_keyboard_survive_a_reload(served, tmp_path):
     browser = next((path for name in BROWSERS if (path := shutil.which(name))), None)
     if browser is None:
         pytest.skip("no headless browser: install Debian's chromium (apt-get install chromium)")
+    pytest.importorskip("websockets.sync.client", reason="the DevTools client needs websockets")
     store, ref, url = served
     page = Page(browser, tmp_path / "profile", url)
     try:
