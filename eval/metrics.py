@@ -252,18 +252,29 @@ def end_to_end_axis(rows: list[dict]) -> dict[str, Any]:
 
 
 def guardrail_axis(rows: list[dict]) -> dict[str, Any]:
-    """What the guardrail did to the generator's answers: unsupported ones blocked (efficacy),
-    supported ones blocked (false positives)."""
+    """What the guardrail did to the generator's answers (the definitions of `grounding review
+    report`, quality/efficacy.py, on gold labels): efficacy = unsupported drafts blocked /
+    unsupported drafts; false_positive_rate = supported drafts blocked / supported drafts (the
+    right answers the gate withheld); blocked_correct_share = supported drafts among the blocked
+    ones (what share of the blocks cost a right answer); miss_rate = unsupported drafts emitted /
+    drafts emitted."""
     pre = [r for r in rows if r["pre_guardrail_answer"]]
     unsupported = [r for r in pre if not r["pre_guardrail_supported"]]
+    supported = [r for r in pre if r["pre_guardrail_supported"]]
     blocked = [r for r in pre if r["status"] == "blocked"]
+    emitted = [r for r in pre if r["status"] == "answered"]
     return {
         "efficacy": _rate(sum(r["status"] == "blocked" for r in unsupported), len(unsupported)),
         "false_positive_rate": _rate(
+            sum(r["status"] == "blocked" for r in supported), len(supported)
+        ),
+        "blocked_correct_share": _rate(
             sum(r["pre_guardrail_supported"] for r in blocked), len(blocked)
         ),
+        "miss_rate": _rate(sum(not r["pre_guardrail_supported"] for r in emitted), len(emitted)),
         "pre_guardrail_answers": len(pre),
         "unsupported": len(unsupported),
+        "supported": len(supported),
         "blocked": len(blocked),
     }
 

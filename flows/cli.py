@@ -446,6 +446,7 @@ app.command("mcp")(agent_commands.mcp)
 app.command("tools")(agent_commands.tools)
 app.command("agent")(agent_commands.agent)
 __import__("flows.quality_commands", fromlist=["_"]).register(app)  # trend, shadow, promote
+__import__("flows.review_commands", fromlist=["_"]).register(app)  # review, calibrate
 
 if __name__ == "__main__":
     app()

@@ -17,6 +17,9 @@ from flows.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings
 from stages.store import ArtifactStore
 
 BATCH_SUFFIX = ".batches"  # flows.executor.BATCH_SUFFIX, without importing every stage here
+# Artifacts no run names but people work on: review batches (quality.review) hold the answers
+# reviewers' verdicts point to, so gc never collects them.
+KEPT_STAGES = ("review_batch",)
 
 console = Console()
 artifacts_app = typer.Typer(
@@ -68,7 +71,11 @@ def garbage(store: ArtifactStore | Path | str, runs_dir: Path) -> list[Path | Lo
     store = _as_store(store)
     everything = manifests(store)
     keep = referenced_keys(runs_dir, {m["key"]: m for m in everything})
-    unused = [_location(m["path"]) for m in everything if m["key"] not in keep]
+    unused = [
+        _location(m["path"])
+        for m in everything
+        if m["key"] not in keep and m["stage"] not in KEPT_STAGES
+    ]
     return unused + [Path(p) for p in store.leftovers()]
 
 

@@ -394,6 +394,29 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("version", pa.string()),
         ]
     ),
+    # One sampled answer of a review batch (quality.review): the draft the gate judged, its
+    # claims and evidence as JSON, and its sampling weight.
+    "review_items": pa.schema(
+        [
+            ("answer_id", pa.string()),  # <run_id>/<question_id>
+            ("run_id", pa.string()),
+            ("question_id", pa.string()),
+            ("question", pa.string()),
+            ("stratum", pa.string()),  # emitted | revised | blocked | refused
+            ("status", pa.string()),
+            ("action", pa.string()),
+            ("refusal_reason", pa.string()),
+            ("draft", pa.string()),  # the answer the gate decided on; null for a refusal
+            ("final_answer", pa.string()),
+            ("confidence", pa.float64()),
+            ("overall_score", pa.float64()),
+            ("low_confidence", pa.bool_()),
+            ("inclusion_probability", pa.float64()),
+            ("weight", pa.float64()),  # answers of the run this one stands for
+            ("claims_json", pa.string()),
+            ("evidence_json", pa.string()),
+        ]
+    ),
 }
 
 

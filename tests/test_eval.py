@@ -112,10 +112,38 @@ def test_guardrail_axis_counts_blocked_unsupported_and_blocked_supported_answers
         _row("q3", "answer", "blocked", pre_guardrail_answer="z", pre_guardrail_supported=True),
         _row("q4", "refuse", "refused"),  # no pre-guardrail answer: not counted
     ]
+    rows.append(
+        _row("q5", "answer", "answered", pre_guardrail_answer="w", pre_guardrail_supported=True)
+    )
     axis = eval_metrics.guardrail_axis(rows)
-    assert axis["efficacy"] == pytest.approx(0.5)
-    assert axis["false_positive_rate"] == pytest.approx(0.5)
-    assert (axis["pre_guardrail_answers"], axis["unsupported"], axis["blocked"]) == (3, 2, 2)
+    assert axis["efficacy"] == pytest.approx(0.5)  # q1 of q1, q2
+    assert axis["false_positive_rate"] == pytest.approx(0.5)  # q3 of the right q3, q5
+    assert axis["blocked_correct_share"] == pytest.approx(0.5)  # q3 of the blocked q1, q3
+    assert axis["miss_rate"] == pytest.approx(0.5)  # q2 of the emitted q2, q5
+    counts = ("pre_guardrail_answers", "unsupported", "supported", "blocked")
+    assert tuple(axis[k] for k in counts) == (4, 2, 2, 2)
+
+
+def test_the_false_positive_rate_is_right_answers_blocked_over_right_answers():
+    """A held-out set once read efficacy 0.0 and false-positive rate 1.0 from 4 blocks, all of
+    right answers, and 0 of 21 wrong answers blocked: the rate was the share of blocks that
+    were right. Over 25 right answers, 4 blocked is 0.16."""
+    rows = [
+        _row(
+            f"r{i}",
+            "answer",
+            "blocked" if i < 4 else "answered",
+            pre_guardrail_answer="x",
+            pre_guardrail_supported=True,
+        )
+        for i in range(25)
+    ]
+    rows += [_row(f"w{i}", "answer", "answered", pre_guardrail_answer="y") for i in range(21)]
+    axis = eval_metrics.guardrail_axis(rows)
+    assert axis["efficacy"] == 0.0
+    assert axis["false_positive_rate"] == pytest.approx(0.16)
+    assert axis["blocked_correct_share"] == 1.0
+    assert axis["miss_rate"] == pytest.approx(21 / 42)
 
 
 def test_end_to_end_and_generation_axes_on_hand_made_rows():
