@@ -22,13 +22,16 @@ from typing import Any
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field
 
+from quality.review import ANSWER_VERDICTS
+from quality.review import VERDICTS_DIR as REVIEW_VERDICTS
+
 STATUSES = ("answered", "refused", "blocked")
 SHADOW_FOLDER = "shadow"
 PROMOTIONS_FOLDER = "promotions"
 REPORT_JSON = "shadow.json"
 REPORT_MD = "shadow.md"
 # verdicts as the review queue records them; a verdict says what the answer it judged was
-VERDICTS = ("correct", "hallucinated", "should_have_refused", "wrongly_refused")
+VERDICTS = ANSWER_VERDICTS
 
 
 class ShadowError(ValueError):
@@ -89,11 +92,13 @@ def run_questions(store, summary: dict):
     return store.read_table(ref, "questions")
 
 
-def load_verdicts(store_root: Path | str, extra: Path | None = None) -> dict[str, str]:
-    """Human verdicts by question id: the review queue's tables in the store (any
-    `verdicts*.parquet` under `reviews/` or `verdicts/`) and an optional file (Parquet, CSV or
-    JSONL with columns question_id and verdict). Several reviewers: the most common verdict; a tie
-    is left out (disputed)."""
+def load_verdicts(
+    store_root: Path | str, extra: Path | None = None, run_id: str | None = None
+) -> dict[str, str]:
+    """Human verdicts by question id: the review queue's verdicts on answers of `run_id` (each
+    reviewer's latest, `quality.review`), any `verdicts*.parquet` under `reviews/` or `verdicts/`
+    in the store, and an optional file (Parquet, CSV or JSONL with columns question_id and
+    verdict). Several reviewers: the most common verdict; a tie is left out (disputed)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.json as pjson
@@ -106,6 +111,19 @@ def load_verdicts(store_root: Path | str, extra: Path | None = None) -> dict[str
     if extra:
         files.append(Path(extra))
     votes: dict[str, Counter] = {}
+    if run_id and not str(store_root).startswith(("s3://", "gs://", "az://", "memory://")):
+        for reviewer_file in sorted((root / REVIEW_VERDICTS).glob("*/*.jsonl")):
+            latest: dict[str, str] = {}
+            for line in reviewer_file.read_text(encoding="utf-8").splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a torn last line of a killed write
+                answer_id = str(record.get("answer_id") or "") if isinstance(record, dict) else ""
+                if answer_id.startswith(f"{run_id}/") and record.get("verdict") in VERDICTS:
+                    latest[answer_id.split("/", 1)[1]] = record["verdict"]
+            for question_id, verdict in latest.items():
+                votes.setdefault(question_id, Counter())[verdict] += 1
     for path in files:
         if path.suffix == ".csv":
             table = pcsv.read_csv(path)
@@ -322,7 +340,7 @@ def shadow_run(
     summary = summarize(result, store, seconds)
     folder = write_run(settings.runs_dir / SHADOW_FOLDER, shadow_id, result, store, summary, False)
     shadow = load_run(settings.runs_dir / SHADOW_FOLDER, shadow_id)
-    comparison = compare_runs(base, shadow, load_verdicts(settings.store, verdicts_file))
+    comparison = compare_runs(base, shadow, load_verdicts(settings.store, verdicts_file, run_id))
     evals = eval_sets() if eval_sets else None
     checks = bound_checks(comparison, bounds, evals)
     base_corpus = base["summary"]["stages"].get("corpus", {}).get("key")

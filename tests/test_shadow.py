@@ -139,6 +139,26 @@ def test_verdicts_are_read_from_the_store_and_a_tie_is_left_out(tmp_path):
         load_verdicts(tmp_path / "artifacts", bad)
 
 
+def test_the_review_queues_verdicts_on_the_replayed_run_count(tmp_path):
+    """What reviewers saved on the page (`quality.review`) is what a shadow report reads: each
+    reviewer's latest verdict on an answer of this run, none of another run's."""
+    from quality.review import append_verdicts
+
+    folder = tmp_path / "artifacts" / "_reviews" / "batch-1"
+    append_verdicts(
+        folder,
+        "ana",
+        [
+            {"answer_id": "run-a/q1", "verdict": "hallucinated"},
+            {"answer_id": "run-a/q1", "verdict": "correct"},  # changed her mind: the latest counts
+            {"answer_id": "run-b/q2", "verdict": "hallucinated"},  # another run's answer
+        ],
+    )
+    append_verdicts(folder, "ben", [{"answer_id": "run-a/q1", "verdict": "correct"}])
+    assert load_verdicts(tmp_path / "artifacts", run_id="run-a") == {"q1": "correct"}
+    assert load_verdicts(tmp_path / "artifacts", run_id="run-b") == {"q2": "hallucinated"}
+
+
 def test_shadow_replays_a_run_apart_and_promotion_needs_bounds_and_the_gate(tmp_path):
     corpus = tiny_corpus(tmp_path / "corpus")
     settings = load_test_config(tmp_path, corpus=str(corpus))
