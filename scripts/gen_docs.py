@@ -113,37 +113,81 @@ def _cell(text: str) -> str:
 # ---------------------------------------------------------------- configuration reference
 
 
+CONFIG_MODELS = {  # config file -> (what reads it, the model its keys are fields of)
+    "agents.yaml": (
+        "`grounding api`, `mcp`, `tools`, `agent`",
+        "agents.serving.settings:AgentsConfig",
+    ),
+    "schedules.yaml": ("`grounding serve`", "flows.serve:DeploymentSpec"),
+}
+
+
 def config_reference() -> str:
-    """Every stage's Config and the pipeline's own settings, one table per model."""
+    """Every file in configs/ and every model its keys are fields of: the pipeline's settings,
+    every stage's Config, the agent-run check's, the serving surfaces' and the schedules'."""
+    import yaml
+
     from flows.config import PipelineConfig, load_config
     from stages.catalog import STAGES
 
-    configured = load_config(ROOT / "configs" / "pipeline.yaml")
+    configs = ROOT / "configs"
+    configured = load_config(configs / "pipeline.yaml")
+    raw_stages = yaml.safe_load((configs / "pipeline.yaml").read_text(encoding="utf-8"))["stages"]
+    included = {  # stage -> the files its section pulls in with include:
+        name: [Path(p).name for p in (section or {}).get("include", [])]
+        for name, section in raw_stages.items()
+    }
+    files = _config_files(configs, included, STAGES)
     parts = [
         "# Configuration reference",
         "",
-        "Generated from the pydantic models when the site is built. Each stage's settings live "
-        "under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in with "
-        "`include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown keys "
-        "are errors. *configured* is the value `configs/pipeline.yaml` sets where it differs "
-        "from the default.",
+        "Generated from the pydantic models and `configs/` when the site is built. Each stage's "
+        "settings live under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in "
+        "with `include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown "
+        "keys are errors. *configured* is the value `configs/pipeline.yaml` sets where it "
+        "differs from the default.",
         "",
-        "## Pipeline",
+        "## The files in configs/",
         "",
-        "Top-level keys of `configs/pipeline.yaml`.",
-        "",
+        "| file | read by | what it holds |",
+        "|---|---|---|",
     ]
+    for name, (reader, anchor) in files.items():
+        summary = _first_comment(configs / name)
+        parts.append(f"| [`configs/{name}`](#{anchor}) | {reader} | {_cell(summary)} |")
+    parts += ["", "## Pipeline {#pipeline}", "", "Top-level keys of `configs/pipeline.yaml`.", ""]
     seen: set[type] = set()
     nested: list[tuple[str, type]] = []
     parts += _model_table(PipelineConfig, "", nested, configured, skip={"root", "stages"})
     for name, module in STAGES.items():
         summary = (module.__doc__ or "").strip().split("\n\n")[0]
         where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
-        parts += ["", f"## {name}", "", f"{where}. {' '.join(summary.split())}", ""]
+        parts += [
+            "",
+            f"## {name}",
+            "",
+            f"{where}. {' '.join(summary.split())}",
+        ]
+        pulled = [f"`configs/{f}`" for f in included.get(name, [])]
+        optional = [
+            f"`configs/{f}`"
+            for f, (_, a) in files.items()
+            if a == name and f != "pipeline.yaml" and f not in included.get(name, [])
+        ]
+        if pulled:
+            parts += ["", f"Its section includes {', '.join(pulled)}."]
+        if optional:
+            parts += [
+                "",
+                f"Opt-in variants, to include after those: {', '.join(optional)} (each file's "
+                "header says what it was fitted on and measured at).",
+            ]
+        parts.append("")
         parts += _model_table(module.Config, f"{name}.", nested, configured.stages[name])
+    parts += _agent_sections(nested)
     parts += [
         "",
-        "## Settings blocks",
+        "## Settings blocks {#settings-blocks}",
         "",
         "The blocks nested in the tables above (the `llm` block, `vision`, the task runner…).",
     ]
@@ -154,17 +198,114 @@ def config_reference() -> str:
             continue
         seen.add(model)
         doc = " ".join(inspect.cleandoc(model.__doc__ or "").split())
-        parts += (
-            ["", f"### `{prefix}` ({model.__name__})", "", doc, ""]
-            if doc
-            else [
-                "",
-                f"### `{prefix}` ({model.__name__})",
-                "",
-            ]
-        )
+        parts += ["", f"### `{prefix}` ({model.__name__})", ""] + ([doc, ""] if doc else [])
         parts += _model_table(model, f"{prefix}.", nested)
     return "\n".join(parts) + "\n"
+
+
+def _config_files(
+    configs: Path, included: dict[str, list[str]], stages: Any
+) -> dict[str, tuple[str, str]]:
+    """configs/<file> -> (what reads it, the anchor of the section with its fields). A file no
+    stage includes and no model claims is matched to the stage whose Config has its keys."""
+    import yaml
+
+    files: dict[str, tuple[str, str]] = {}
+    for path in sorted(configs.glob("*.y*ml")):
+        name = path.name
+        if name == "pipeline.yaml":
+            files[name] = ("every command that runs the pipeline (`--config`)", "pipeline")
+            continue
+        if name in CONFIG_MODELS:
+            reader, model = CONFIG_MODELS[name]
+            files[name] = (reader, _anchor(model.split(":")[1]))
+            continue
+        stage = next((s for s, names in included.items() if name in names), None)
+        how = "included by"
+        if stage is None:
+            keys = set(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+            stage = next(
+                (s for s, m in stages.items() if keys and keys <= set(m.Config.model_fields)), None
+            )
+            how = "opt-in, included after the default by"
+        if stage is None:
+            files[name] = ("nothing: not a settings file of any model here", "pipeline")
+            continue
+        files[name] = (f"{how} `stages.{stage}`", stage)  # the heading's own anchor
+    return files
+
+
+def _anchor(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def _first_comment(path: Path) -> str:
+    """The file's first comment paragraph, as one line (its own words for what it holds)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if not text:
+            if lines:
+                break
+            continue
+        lines.append(text)
+    text = " ".join(lines)
+    first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
+    return re.sub(r"\s*\((?:issues?|#)\s*[\d, ]+\)", "", first)
+
+
+def _agent_sections(nested: list[tuple[str, type]]) -> list[str]:
+    """The agent wing's settings: the agent-run check and the serving surfaces, then the
+    schedules of `grounding serve`."""
+    from agents.checking.check import VERSION as CHECK_VERSION
+    from agents.checking.check import Config as CheckConfig
+    from agents.serving.settings import AgentsConfig, load_agents_config
+    from flows.serve import DeploymentSpec
+
+    serving = load_agents_config(ROOT / "configs" / "agents.yaml")
+    parts = [
+        "",
+        "## Agent-run check {#checkconfig}",
+        "",
+        f"`agents/checking/check.py`, version {CHECK_VERSION}. "
+        + " ".join(inspect.cleandoc(CheckConfig.__doc__ or "").split())
+        + " `grounding check --config FILE` reads these keys from a YAML file; the serving "
+        "surfaces' `/v1/check` and the MCP tool `check_answer` take them from the `check:` "
+        "block of `configs/agents.yaml`.",
+        "",
+    ]
+    parts += _model_table(CheckConfig, "check.", [])
+    parts += [
+        "",
+        "## Serving agents {#agentsconfig}",
+        "",
+        "`configs/agents.yaml`, read by `grounding api`, `grounding mcp`, `grounding tools` and "
+        "`grounding agent` (`agents/serving/settings.py`): the instruction texts a model gets "
+        "with each tool result, API keys (stored as sha256) mapped to principals of "
+        "`configs/principals.yaml`, request limits and server defaults. Its keys are top-level; "
+        "the blocks below are named `agents.yaml:<key>`.",
+        "",
+    ]
+    parts += _model_table(AgentsConfig, "agents.yaml:", nested, serving)
+    import yaml
+
+    schedules = yaml.safe_load((ROOT / "configs" / "schedules.yaml").read_text(encoding="utf-8"))
+    names = ", ".join(
+        f"`{n}` ({spec.get('flow')}, `{spec.get('cron')}`)"
+        for n, spec in (schedules.get("deployments") or {}).items()
+    )
+    parts += [
+        "",
+        "## Schedules {#deploymentspec}",
+        "",
+        "`configs/schedules.yaml`, read by `grounding serve` (`flows/serve.py`): one entry under "
+        f"`deployments:` per scheduled flow. Configured: {names}.",
+        "",
+    ]
+    parts += _model_table(DeploymentSpec, "deployments.<name>.", [])
+    return parts
 
 
 def _source_name(module: Any) -> str:
@@ -277,6 +418,9 @@ def field_comments(model: type) -> dict[str, str]:
         beside = [comments[n][0] for n in range(node.lineno, node.end_lineno + 1) if n in comments]
         text = " ".join(above + [c for c in beside if c])
         text = re.sub(r"\s*noqa\b.*$", "", text).strip()
+        text = re.sub(
+            r"\s*\((?:issues?|#)\s*\d+[^)]*\)", "", text
+        )  # a tracker's numbers mean nothing here
         if text:
             notes[node.target.id] = text
     return notes
