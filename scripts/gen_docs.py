@@ -102,12 +102,22 @@ def _param_row(param: Any) -> str:
 
 
 def _plain(text: str) -> str:
-    """Rich console markup ("[bold]x[/bold]") out of help text."""
-    return re.sub(r"\[/?[a-z ]+\]", "", text)
+    """Rich console markup ("[bold]x[/bold]") out of help text, and its placeholders
+    ("runs/<run_id>/") shown as text instead of read as HTML tags."""
+    return _text(re.sub(r"\[/?[a-z ]+\]", "", text))
+
+
+def _text(text: str) -> str:
+    """`<` and `>` outside code spans as text, never as an HTML tag."""
+    parts = re.split(r"(`[^`]*`)", text)  # code spans show < and > as they are
+    return "".join(
+        part if part.startswith("`") else part.replace("<", "&lt;").replace(">", "&gt;")
+        for part in parts
+    )
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _text(text).replace("|", "\\|").replace("\n", " ")
 
 
 # ---------------------------------------------------------------- configuration reference
@@ -430,88 +440,101 @@ def field_comments(model: type) -> dict[str, str]:
 
 
 def benchmark_pages() -> dict[str, str | bytes]:
-    """`benchmarks.md` from each bench's own summary of its result file, plus the plots."""
+    """`benchmarks.md`: one table of headline figures against their targets and anchors, then
+    each bench's own summary one click away (a collapsed block), plus the plots."""
     from bench import BENCHES
-    from bench.report import TITLES, _machine_line
+    from bench.report import (
+        TITLES,
+        _load,
+        _machine_line,
+        headline_table,
+        measured_on,
+        other_files_table,
+        summary,
+    )
 
     results = ROOT / "bench" / "results"
     plots = benchmark_plots(results)
+    table, files = headline_table(results, link=lambda name, text: f"[{text}](#{_slug(name)})")
     parts = [
         "# Benchmarks",
         "",
-        "Generated when the site is built, from `bench/results/*.json` by each bench's own "
-        "summary (the code that writes `bench/results/README.md`). `python -m bench NAME` "
-        "re-measures one; every result file names the machine, library versions and commit it "
-        "was measured on.",
+        "Generated when the site is built from `bench/results/*.json`. Each row is one bench's "
+        "headline figure against its target and, where one exists, an anchor: a published "
+        "figure or the reference it is compared with. *measured* is the date and commit of "
+        "the result file, and says **older version** where a stage the bench exercises has a "
+        "newer version now (results record the versions of indexing, retrieval and rerank). "
+        "`python -m bench NAME` measures one again; each bench's own summary is one click "
+        "away below.",
+        "",
+        *table,
         "",
     ]
-    for name in plots:
-        title = PLOT_TITLES[name]
-        parts += [f"![{title}](images/{name}.png)", ""]
-    parts += ["| bench | status | runtime | result file |", "|---|---|---:|---|"]
-    sections, used = [], set()
-    for name, module_name in BENCHES.items():
-        path = results / f"{name}.json"
-        if not path.is_file():
-            parts.append(f"| {name} | not run | – | – |")
+    if plots:
+        parts += ['??? note "Plots"', ""]
+        for name in plots:
+            parts += [f"    ![{PLOT_TITLES[name]}](images/{name}.png)", ""]
+    for name in BENCHES:
+        paths = files.get(name)
+        if not paths:
             continue
-        used.add(path.name)
-        result = json.loads(path.read_text())
-        parts.append(
-            f"| [{name}](#{name.replace('_', '-')}) | {result.get('status', '?')} | "
-            f"{result.get('runtime_s', '?')} s | `{path.name}` |"
-        )
-        module = importlib.import_module(module_name)
-        try:
-            summary = module.summarize(result)
-        except Exception as exc:  # an old result file a newer summary cannot read
-            summary = f"(not summarised: {type(exc).__name__}: {exc})"
-        sections += [
+        module = importlib.import_module(BENCHES[name])
+        result = _load(paths[0])
+        parts += [
             "",
-            f"## {TITLES.get(name, name)} {{#{name.replace('_', '-')}}}",
+            f"## {TITLES.get(name, name)} {{#{_slug(name)}}}",
             "",
-            getattr(module, "DESCRIPTION", "").rstrip(".") + ".",
+            getattr(module, "DESCRIPTION", name).rstrip(".") + f" (`{paths[0].name}`, "
+            f"measured {measured_on(result)}).",
             "",
-            _demote(summary),
+            '??? note "Details"',
             "",
-            _machine_line(result.get("machine", {})),
+            _indent(_demote(summary(name, result))),
+            "",
+            _indent(_machine_line(result.get("machine", {}))),
         ]
-    others = sorted(p for p in results.glob("*.json") if p.name not in used)
+        if len(paths) > 1:
+            parts += ["", f'??? note "Other result files of this bench ({len(paths) - 1})"', ""]
+            for path in paths[1:]:
+                other = _load(path)
+                parts += [
+                    f"    **`{path.name}`**, measured {measured_on(other)}.",
+                    "",
+                    _indent(_demote(summary(name, other), levels=4)),
+                    "",
+                ]
+    others = files.get("", [])
     if others:
-        sections += [
+        parts += [
             "",
-            "## Other result files",
+            "## Fits and sweeps {#fits-and-sweeps}",
             "",
-            "Variants and one-off measurements, their top-level figures as written:",
+            "Result files that scripts in `scripts/` wrote while fitting a threshold or "
+            "choosing a setting; the page that reports each choice cites its file.",
             "",
+            '??? note "The files"',
+            "",
+            _indent("\n".join(other_files_table(others))),
         ]
-        for path in others:
-            sections += ["", f"### `{path.name}`", "", _scalars_table(json.loads(path.read_text()))]
-    pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts + sections) + "\n"}
+    pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts) + "\n"}
     pages.update({f"images/{name}.png": data for name, data in plots.items()})
     return pages
 
 
-def _demote(markdown: str) -> str:
+def _slug(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _indent(markdown: str) -> str:
+    """A block's content inside a collapsible `???` block."""
+    return "\n".join(f"    {line}" if line.strip() else "" for line in markdown.splitlines())
+
+
+def _demote(markdown: str, levels: int = 2) -> str:
     """A summary's own headings go below the section's."""
     return re.sub(
-        r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + 2, 6) + " ", markdown, flags=re.M
+        r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + levels, 6) + " ", markdown, flags=re.M
     )
-
-
-def _scalars_table(result: Any, limit: int = 30) -> str:
-    rows = []
-
-    def walk(value: Any, path: str, depth: int) -> None:
-        if isinstance(value, dict) and depth < 2:
-            for key, item in value.items():
-                if key not in ("machine", "libraries", "source_sha256_at_start"):
-                    walk(item, f"{path}.{key}" if path else str(key), depth + 1)
-        elif isinstance(value, str | int | float | bool) and len(rows) < limit:
-            rows.append(f"| `{path}` | {_cell(str(value))[:120]} |")
-
-    walk(result, "", 0)
-    return "\n".join(["| figure | value |", "|---|---|", *rows]) if rows else "(no scalar figures)"
 
 
 PLOT_TITLES = {
