@@ -428,9 +428,7 @@ def _date(result: dict[str, Any]) -> str | None:
 
 
 def current_versions() -> dict[str, str]:
-    from stages.catalog import STAGES
-
-    return {name: module.VERSION for name, module in STAGES.items()}
+    return common.stage_versions()
 
 
 def recorded_versions(result: dict[str, Any]) -> dict[str, str]:

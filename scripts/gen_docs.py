@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import html
 import importlib
 import inspect
 import io
@@ -463,7 +464,8 @@ def benchmark_pages() -> dict[str, str | bytes]:
         "headline figure against its target and, where one exists, an anchor: a published "
         "figure or the reference it is compared with. *measured* is the date and commit of "
         "the result file, and says **older version** where a stage the bench exercises has a "
-        "newer version now (results record the versions of indexing, retrieval and rerank). "
+        "newer version now (older results record indexing, retrieval and rerank; newer ones every "
+        "stage and the agent-run check). "
         "`python -m bench NAME` measures one again; each bench's own summary is one click "
         "away below.",
         "",
@@ -489,7 +491,7 @@ def benchmark_pages() -> dict[str, str | bytes]:
             "",
             '??? note "Details"',
             "",
-            _indent(_demote(summary(name, result))),
+            _indent(narrow_tables(_demote(summary(name, result)))),
             "",
             _indent(_machine_line(result.get("machine", {}))),
         ]
@@ -500,7 +502,7 @@ def benchmark_pages() -> dict[str, str | bytes]:
                 parts += [
                     f"    **`{path.name}`**, measured {measured_on(other)}.",
                     "",
-                    _indent(_demote(summary(name, other), levels=4)),
+                    _indent(narrow_tables(_demote(summary(name, other), levels=4))),
                     "",
                 ]
     others = files.get("", [])
@@ -519,6 +521,52 @@ def benchmark_pages() -> dict[str, str | bytes]:
     pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts) + "\n"}
     pages.update({f"images/{name}.png": data for name, data in plots.items()})
     return pages
+
+
+def narrow_tables(markdown: str, max_columns: int = 7) -> str:
+    """A table too wide for a laptop screen, read another way: one of a few rows is turned
+    on its side (a row per column), a longer one is split into tables of at most
+    `max_columns` columns that each repeat the first."""
+    lines, out, index = markdown.splitlines(), [], 0
+    while index < len(lines):
+        if not (lines[index].startswith("|") and index + 1 < len(lines)) or not re.match(
+            r"\|[\s:|-]+\|?$", lines[index + 1]
+        ):
+            out.append(lines[index])
+            index += 1
+            continue
+        end = index + 2
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        rows = [_cells(line) for line in lines[index:end]]
+        header, align, body = rows[0], rows[1], rows[2:]
+        if len(header) <= max_columns:
+            out += lines[index:end]
+        elif len(body) <= 3:
+            out += _table([header[0], *(row[0] for row in body)], None)
+            out += _table([name, *(row[i] for row in body)] for i, name in enumerate(header) if i)
+        else:  # the key columns (the first, and the second where the first repeats) in each
+            key = [0] if len({row[0] for row in body}) == len(body) else [0, 1]
+            step = max_columns - len(key)
+            for start in range(len(key), len(header), step):
+                keep = [*key, *range(start, min(start + step, len(header)))]
+                out += _table([header[i] for i in keep], [align[i] for i in keep])
+                out += _table([row[i] if i < len(row) else "" for i in keep] for row in body)
+                out.append("")
+        index = end
+    return "\n".join(out)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _table(rows: Any, align: list[str] | None = None) -> list[str]:
+    """`rows` is a header (a list) with `align`, or an iterable of body rows."""
+    if isinstance(rows, list) and rows and isinstance(rows[0], str):
+        marks = align or ["---"] * len(rows)
+        return ["| " + " | ".join(rows) + " |", "|" + "|".join(marks) + "|"]
+    return ["| " + " | ".join(row) + " |" for row in rows]
 
 
 def _slug(name: str) -> str:
@@ -654,6 +702,55 @@ def generated_pages() -> dict[str, str | bytes]:
     return pages
 
 
+# ---------------------------------------------------------------- line breaks in tables
+
+# after a path's or a name's separator, never inside a number ("60.0", "qwen2.5")
+_BREAK_AFTER = re.compile(r"([/_,:=|]|(?<=[A-Za-z])[.-])(?=[A-Za-z0-9\"'])")
+_HASH = re.compile(r"[0-9a-f]{32,}")
+_IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
+
+
+def soft_breaks(markdown: str) -> str:
+    """Table rows get break opportunities (`<wbr>`) after the `/`, `_`, `.` and `-` inside
+    names and values, so that a narrow column wraps `data/sample/questions.jsonl` between its
+    parts instead of pushing the table past the page or splitting a word. A row's first cell
+    (the name the row is about) is left whole; the copy of a value stays the same text."""
+    out = []
+    for line in markdown.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("|") and not re.match(r"\|[\s:|-]+\|?$", stripped):
+            indent = line[: len(line) - len(stripped)]
+            first, sep, rest = stripped[1:].partition(" | ")
+            line = f"{indent}|{first}{sep}{_breakable(rest)}" if sep else line
+        out.append(line)
+    return "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
+
+
+def _breakable(cells: str) -> str:
+    parts = re.split(r"(`[^`]+`)", cells)
+    result = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 2:
+            text = part[1:-1].replace("\\|", "|")
+            escaped = html.escape(text, quote=False).replace("|", "&#124;")
+            escaped = _BREAK_AFTER.sub(r"\1<wbr>", escaped)
+            escaped = _HASH.sub(lambda m: "<wbr>".join(textwrap.wrap(m.group(0), 16)), escaped)
+            result.append(f"<code>{escaped}</code>")
+        else:
+            result.append(_breakable_text(part))
+    return "".join(result)
+
+
+def _breakable_text(text: str) -> str:
+    """Identifiers break after `_`, paths after `/`; a Markdown link is left as written."""
+    pieces = re.split(r"(\[[^\]]*\]\([^)]*\))", text)
+    for index, piece in enumerate(pieces):
+        if index % 2 == 0:
+            piece = _IDENTIFIER.sub(lambda m: m.group(0).replace("_", "_<wbr>"), piece)
+            pieces[index] = re.sub(r"(?<=\w)/(?=\w)", "/<wbr>", piece)
+    return "".join(pieces)
+
+
 # ---------------------------------------------------------------- mkdocs hook
 
 
@@ -667,6 +764,11 @@ def on_files(files: Any, config: Any) -> Any:
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+    """mkdocs hook: every page's tables wrap between the parts of a name, not inside a word."""
+    return soft_breaks(markdown)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -298,3 +298,64 @@ def test_pyproject_and_the_code_name_only_files_that_exist():
             f"{name} cites OFFLINE-FACTS.md, which users do not have: "
             "cite docs/operations/offline.md"
         )
+
+
+# ---------------------------------------------------------------- the benchmarks page
+
+
+def test_the_benchmarks_page_opens_with_one_headline_table_and_no_raw_figures():
+    from bench import BENCHES
+    from scripts.gen_docs import benchmark_pages
+
+    page = benchmark_pages()["benchmarks.md"]
+    head, _, rest = page.partition("\n## ")
+    tables = [line for line in head.splitlines() if line.startswith("| what |")]
+    assert tables == ["| what | figure | target | anchor | measured |"]
+    rows = [line for line in head.splitlines() if line.startswith("| [")]
+    assert len(rows) == len(BENCHES)  # one row per bench, each linking to its details
+    assert "??? note" in rest  # the details are one click away
+    assert "| ? |" not in page and " ? s" not in page and "not run" not in page
+    assert not re.search(r"\{'[^']+': ", page), "a Python dict printed as it is"
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert len(cells) == 5 and all(cells), row
+
+
+def test_a_result_measured_on_older_stage_versions_is_marked_as_such():
+    from bench.report import current_versions, measured_on
+
+    now = current_versions()
+    stage = next(iter(now))
+    machine = {"date": "2026-01-02T03:04:05+00:00", "git_commit": "abcdef1234567"}
+    old = measured_on({"machine": {**machine, "stage_versions": {stage: "0.0.0"}}}, now)
+    assert "2026-01-02" in old and "`abcdef1`" in old
+    assert f"measured on an older version**: {stage} 0.0.0 (now {now[stage]})" in old
+    same = measured_on({"machine": {**machine, "stage_versions": dict(now)}}, now)
+    assert "older" not in same
+    assert "not recorded" in measured_on({"machine": machine}, now)
+
+
+def test_a_summary_prints_dicts_as_words_and_an_unreadable_result_as_a_sentence():
+    from bench.report import headline, readable, summary
+
+    text = readable("Rerank states: {'not_found': 110, 'low_relevance': 116, 'x': {'a': 0.5}}.")
+    assert text == "Rerank states: not_found 110, low_relevance 116, x (a 0.5)."
+    row = headline("speed", {"bench": "speed"})  # a file of another shape
+    assert row.figure.startswith("see the details") and "?" not in row.figure
+    assert "python -m bench speed" in summary("speed", {"bench": "speed"})
+
+
+def test_wide_tables_are_split_or_turned_and_names_get_break_points():
+    from scripts.gen_docs import narrow_tables, soft_breaks
+
+    wide = "| judge | a | b | c | d | e | f | g | h |\n|---|---|---|---|---|---|---|---|---|\n"
+    turned = narrow_tables(wide + "| none | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 |")
+    assert turned.splitlines()[:3] == ["| judge | none |", "|---|---|", "| a | 1 |"]
+    long = wide + "\n".join(f"| r{i} | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 |" for i in range(5))
+    split = narrow_tables(long)
+    headers = [line for line in split.splitlines() if line.startswith("| judge")]
+    assert headers == ["| judge | a | b | c | d | e | f |", "| judge | g | h |"]
+    row = soft_breaks('| `path` | `"data/sample/questions.jsonl"` | answered_precision |')
+    assert row.startswith("| `path` |")  # the row's own name stays whole
+    assert '<code>"data/<wbr>sample/<wbr>questions.<wbr>jsonl"</code>' in row
+    assert "answered_<wbr>precision" in row
