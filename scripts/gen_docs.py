@@ -171,7 +171,7 @@ def config_reference() -> str:
     nested: list[tuple[str, type]] = []
     parts += _model_table(PipelineConfig, "", nested, configured, skip={"root", "stages"})
     for name, module in STAGES.items():
-        summary = (module.__doc__ or "").strip().split("\n\n")[0]
+        summary = untracked((module.__doc__ or "").strip().split("\n\n")[0])
         where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
         parts += [
             "",
@@ -208,7 +208,7 @@ def config_reference() -> str:
             parts += ["", f"### `{prefix}`", "", f"The same fields as `{model.__name__}` above."]
             continue
         seen.add(model)
-        doc = " ".join(inspect.cleandoc(model.__doc__ or "").split())
+        doc = untracked(" ".join(inspect.cleandoc(model.__doc__ or "").split()))
         parts += ["", f"### `{prefix}` ({model.__name__})", ""] + ([doc, ""] if doc else [])
         parts += _model_table(model, f"{prefix}.", nested)
     return "\n".join(parts) + "\n"
@@ -429,9 +429,7 @@ def field_comments(model: type) -> dict[str, str]:
         beside = [comments[n][0] for n in range(node.lineno, node.end_lineno + 1) if n in comments]
         text = " ".join(above + [c for c in beside if c])
         text = re.sub(r"\s*noqa\b.*$", "", text).strip()
-        text = re.sub(
-            r"\s*\((?:issues?|#)\s*\d+[^)]*\)", "", text
-        )  # a tracker's numbers mean nothing here
+        text = untracked(text)
         if text:
             notes[node.target.id] = text
     return notes
@@ -688,7 +686,7 @@ def card_pages() -> dict[str, str]:
             continue
         text = path.read_text(encoding="utf-8")
         text = re.sub(r"(?<!!)\[([^\]]+)\]\((?!https?://)([^)]+)\)", r"\1 (`\2`)", text)
-        pages[f"models/cards/{name}.md"] = f"<!-- generated from {source} -->\n\n{text}"
+        pages[f"models/cards/{name}.md"] = f"<!-- generated from {source} -->\n\n{untracked(text)}"
     return pages
 
 
@@ -700,6 +698,19 @@ def generated_pages() -> dict[str, str | bytes]:
     pages.update(benchmark_pages())
     pages.update(card_pages())
     return pages
+
+
+# ---------------------------------------------------------------- tracker references
+
+
+def untracked(text: str) -> str:
+    """Text from docstrings, comments and cards without a tracker's issue numbers, which a
+    reader of the docs cannot follow: "(issue 41)" and "; issue 14" go, "(issue 41: x" keeps x."""
+    text = re.sub(r"\s*\((?:issues?|#)\s*\d+(?:\s*(?:,|and)\s*\d+)*\)", "", text)
+    text = re.sub(r"\((?:issues?|#)\s*\d+[:;,]\s*", "(", text)
+    text = re.sub(r"[;,]\s*\n?\s*issues?\s+\d+(?=\))", "", text)
+    text = re.sub(r"\s*\bissues?\s+\d+(?=\))", "", text)
+    return re.sub(r"\bissue \d+'s\s+", "the ", text)
 
 
 # ---------------------------------------------------------------- line breaks in tables

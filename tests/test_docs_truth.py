@@ -359,3 +359,17 @@ def test_wide_tables_are_split_or_turned_and_names_get_break_points():
     assert row.startswith("| `path` |")  # the row's own name stays whole
     assert '<code>"data/<wbr>sample/<wbr>questions.<wbr>jsonl"</code>' in row
     assert "answered_<wbr>precision" in row
+
+
+def test_no_page_names_a_tracker_issue_number():
+    """A reader of the docs cannot follow "issue 41": the pages say what was decided instead."""
+    from scripts.gen_docs import generated_pages
+
+    texts = {_name(page): page.read_text(encoding="utf-8") for page in PAGES}
+    texts.update({n: t for n, t in generated_pages().items() if isinstance(t, str)})
+    found = {
+        name: hits
+        for name, text in texts.items()
+        if (hits := re.findall(r"\b[Ii]ssues? \d+\b|\(#\d+\)", text))
+    }
+    assert found == {}
