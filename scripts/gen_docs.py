@@ -1,16 +1,19 @@
 """Generate the docs site's reference pages from the code, so they cannot drift from it.
 
 - `reference/cli.md`: every `grounding` command and option, read from the Typer app;
-- `reference/configuration.md`: every stage's pydantic `Config` (and the pipeline's top-level
-  settings): field, type, default and description (the `Field` description, else the comment the
-  source writes beside or above the field);
-- `benchmarks.md` and its plots: each bench's own `summarize` over `bench/results/<bench>.json`
-  (the code that writes bench/results/README.md), the other result files, and matplotlib plots;
+- `reference/configuration.md`: every file in configs/ and every model its keys are fields of:
+  the pipeline's settings, each stage's pydantic `Config`, the agent-run check's, the serving
+  surfaces' and the schedules' (field, type, default and description: the `Field` description,
+  else the comment the source writes beside or above the field);
+- `benchmarks.md` and its plots: one table of headline figures against their targets and
+  anchors (bench/report.py), then each bench's own `summarize` of `bench/results/<bench>.json`
+  in a collapsed block, and matplotlib plots;
 - `models/cards/*.md`: the model and data cards that live beside the models and data.
 
 mkdocs runs this file as a hook (`hooks:` in mkdocs.yml): the pages are added to the build in
-memory and never written into docs/. `python scripts/gen_docs.py --out DIR` writes them to DIR
-to look at.
+memory and never written into docs/, and every page's tables get break points between the parts
+of names (`soft_breaks`). `python -m scripts.gen_docs --out DIR` writes the pages to DIR to look
+at.
 """
 
 from __future__ import annotations
