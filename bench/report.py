@@ -552,22 +552,54 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def other_files_table(paths: list[Path]) -> list[str]:
-    """Result files of no bench (fits and sweeps by scripts/): what each holds, in words."""
-    lines = ["| file | what it holds | measured |", "|---|---|---|"]
+def other_files_table(paths: list[Path], pages: dict[str, str] | None = None) -> list[str]:
+    """Result files of no bench (fits and sweeps by scripts/): the script that writes each and,
+    given `pages` (docs page -> its text), the pages that report it."""
+    writers = _writers()
+    header = (
+        "| file | written by | reported on | measured |"
+        if pages
+        else "| file | written by | measured |"
+    )
+    lines = [header, "|---|---|---|---|" if pages else "|---|---|---|"]
     for path in paths:
-        result = _load(path)
-        what = next(
-            (
-                str(result[k])
-                for k in ("what", "kind", "rule", "criterion")
-                if isinstance(result.get(k), str) and len(str(result[k])) < 160
-            ),
-            "a fit or sweep by one of scripts/ (the docs page that cites it explains it)",
-        )
-        date = (_date(result) or "")[:10] or "no date recorded"
-        lines.append(f"| `{path.name}` | {_cell(what)} | {date} |")
+        by = _written_by(path.name, writers)
+        written = ", ".join(f"`python -m scripts.{n}`" for n in sorted(set(by))) or "–"
+        date = (_date(_load(path)) or "")[:10] or "not recorded"
+        cells = [f"`{path.name}`", written]
+        if pages:
+            cited = [title for title, text in pages.items() if path.name in text]
+            cells.append(", ".join(cited) or "–")
+        lines.append("| " + " | ".join([*cells, date]) + " |")
     return lines
+
+
+def _written_by(file_name: str, writers: list[tuple[str, str]]) -> list[str]:
+    """The scripts whose output paths match the file, else that name it; a variant
+    (`x-fast.json`) is traced to the file it varies (`x.json`)."""
+    stem = file_name.removesuffix(".json")
+    while stem:
+        name = f"{stem}.json"
+        by = [script for script, pattern in writers if re.fullmatch(pattern, name)]
+        by = by or [
+            p.stem
+            for p in sorted((common.ROOT / "scripts").glob("*.py"))
+            if f"bench/results/{name}" in p.read_text(encoding="utf-8")
+        ]
+        if by:
+            return by
+        stem = stem.rpartition("-")[0]
+    return []
+
+
+def _writers() -> list[tuple[str, str]]:
+    """(script, a pattern of the result file names it writes), from the paths in its source."""
+    found = []
+    for path in sorted((common.ROOT / "scripts").glob("*.py")):
+        for name in re.findall(r'"results"\s*/\s*f?"([\w{}.-]+\.json)"', path.read_text("utf-8")):
+            pattern = re.sub(r"\\\{[^}]*\\\}", r"[\\w.-]+", re.escape(name))
+            found.append((path.stem, pattern))
+    return found
 
 
 def write_readme(results_dir: Path | None = None) -> Path:

@@ -513,14 +513,24 @@ def benchmark_pages() -> dict[str, str | bytes]:
             "## Fits and sweeps {#fits-and-sweeps}",
             "",
             "Result files that scripts in `scripts/` wrote while fitting a threshold or "
-            "choosing a setting; the page that reports each choice cites its file.",
+            "choosing a setting, and the pages that report the choice.",
             "",
             '??? note "The files"',
             "",
-            _indent("\n".join(other_files_table(others))),
+            _indent("\n".join(other_files_table(others, _docs_pages()))),
         ]
     pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts) + "\n"}
     pages.update({f"images/{name}.png": data for name, data in plots.items()})
+    return pages
+
+
+def _docs_pages() -> dict[str, str]:
+    """Each written docs page as a link from the benchmarks page -> its text."""
+    pages = {}
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
+        pages[f"[{title or path.stem}]({path.relative_to(ROOT / 'docs').as_posix()})"] = text
     return pages
 
 
