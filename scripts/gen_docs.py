@@ -728,8 +728,8 @@ def untracked(text: str) -> str:
 
 # ---------------------------------------------------------------- line breaks in tables
 
-# after a path's or a name's separator, never inside a number ("60.0", "qwen2.5")
-_BREAK_AFTER = re.compile(r"([/_,:=|]|(?<=[A-Za-z])[.-])(?=[A-Za-z0-9\"'])")
+# after a path's or a name's separator; never at a dot ("rerank.py", "60.0") nor inside a number
+_BREAK_AFTER = re.compile(r"([/_,:=|]|(?<=[A-Za-z])-)(?=[A-Za-z0-9\"'])")
 _HASH = re.compile(r"[0-9a-f]{32,}")
 _IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
 

@@ -41,6 +41,7 @@ def test_the_site_builds_strict_with_every_page_of_the_nav(site):
         "benchmarks/index.html",
         "models/cards/answerability-minilm-v4/index.html",
         "agents/check-runs/index.html",
+        "operations/offline/index.html",
     ):
         assert (site / page).is_file(), page
     assert (site / "images" / "scale.png").stat().st_size > 1000
