@@ -2,7 +2,7 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-# The CPU build of torch lives in a local wheel folder on these machines (OFFLINE-FACTS.md).
+# The CPU build of torch lives in a local wheel folder on these machines (docs/operations/offline.md).
 FIND_LINKS ?= $(or $(PIP_FIND_LINKS),/opt/wheels)
 # --compile-bytecode: these machines set PYTHONDONTWRITEBYTECODE, so without .pyc files every
 # process would recompile what it imports (about 40 % of `make setup` is this step, and it pays).
@@ -50,7 +50,7 @@ bench: setup  ## benchmarks; results in bench/results/
 	$(BIN)/python -m bench
 
 # A local Prefect server for `grounding serve` (scheduled runs) and the UI, on loopback only. The
-# variables silence Prefect's telemetry, the only network call it would make (OFFLINE-FACTS.md).
+# variables silence Prefect's telemetry, the only network call it would make (docs/operations/offline.md).
 PREFECT_PORT ?= 4200
 server: setup  ## Prefect server + UI on http://127.0.0.1:4200 (then `grounding serve`)
 	DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false \

@@ -42,7 +42,7 @@ from bench import common
 from bench.paraphrase import auc
 
 NAME = "judge_ceiling"
-DESCRIPTION = "RAGTruth QA: the claim-judge AUC that F1 0.70 / correct flagged 0.15 need"
+DESCRIPTION = "RAGTruth QA: the claim-judge AUC that F1 0.70 at 0.15 correct flagged needs"
 AUCS = (0.82, 0.85, 0.88, 0.9, 0.92, 0.94, 0.96, 0.98, 1.0)
 FINE_AUCS = tuple(round(0.8 + 0.005 * i, 3) for i in range(41))  # 0.80 … 1.00
 LINES = np.round(np.arange(0.01, 1.0, 0.01), 2)

@@ -606,10 +606,12 @@ def summarize(result: dict[str, Any]) -> str:
         f"{a['wall_s']} s" if "wall_s" in a else a["error"] for a in result["grounding_ask"]
     )
     warm = result.get("grounding_warm") or {}
-    lines.append(
-        f"`grounding ask` (llama_cpp, fresh process, after `grounding warm` took "
-        f"{warm.get('wall_s', '?')} s): {asks} (target <= 15 s)."
+    after = (
+        f"after `grounding warm` took {warm['wall_s']} s"
+        if "wall_s" in warm
+        else "no `grounding warm` timed in this run"
     )
+    lines.append(f"`grounding ask` (llama_cpp, fresh process, {after}): {asks} (target <= 15 s).")
     for a in result["grounding_ask"]:
         b = a.get("breakdown")
         if b:

@@ -3,7 +3,8 @@
 The clone is of the committed HEAD, in a temporary folder. uv gets a new, empty cache folder and
 pip none (PIP_NO_CACHE_DIR), so every package is downloaded and installed again; the ONNX
 embedding cache points at an empty folder too. What the machine itself provides stays: Python,
-the package index it is configured for and the local torch wheel folder (OFFLINE-FACTS.md). The
+the package index it is configured for and the local torch wheel folder
+(docs/operations/offline.md). The
 steps are timed from `make`'s own output lines.
 """
 

@@ -386,7 +386,9 @@ def check_command(
     ] = None,
     config_path: Annotated[
         Path | None,
-        typer.Option("--config", "-c", help="YAML of check settings (agent_runs.Config)."),
+        typer.Option(
+            "--config", "-c", help="YAML of check settings (agents.checking.check.Config)."
+        ),
     ] = None,
     judge: Annotated[
         Judge | None,

@@ -1,22 +1,26 @@
 """Generate the docs site's reference pages from the code, so they cannot drift from it.
 
 - `reference/cli.md`: every `grounding` command and option, read from the Typer app;
-- `reference/configuration.md`: every stage's pydantic `Config` (and the pipeline's top-level
-  settings): field, type, default and description (the `Field` description, else the comment the
-  source writes beside or above the field);
-- `benchmarks.md` and its plots: each bench's own `summarize` over `bench/results/<bench>.json`
-  (the code that writes bench/results/README.md), the other result files, and matplotlib plots;
+- `reference/configuration.md`: every file in configs/ and every model its keys are fields of:
+  the pipeline's settings, each stage's pydantic `Config`, the agent-run check's, the serving
+  surfaces' and the schedules' (field, type, default and description: the `Field` description,
+  else the comment the source writes beside or above the field);
+- `benchmarks.md` and its plots: one table of headline figures against their targets and
+  anchors (bench/report.py), then each bench's own `summarize` of `bench/results/<bench>.json`
+  in a collapsed block, and matplotlib plots;
 - `models/cards/*.md`: the model and data cards that live beside the models and data.
 
 mkdocs runs this file as a hook (`hooks:` in mkdocs.yml): the pages are added to the build in
-memory and never written into docs/. `python scripts/gen_docs.py --out DIR` writes them to DIR
-to look at.
+memory and never written into docs/, and every page's tables get break points between the parts
+of names (`soft_breaks`). `python -m scripts.gen_docs --out DIR` writes the pages to DIR to look
+at.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import html
 import importlib
 import inspect
 import io
@@ -102,48 +106,102 @@ def _param_row(param: Any) -> str:
 
 
 def _plain(text: str) -> str:
-    """Rich console markup ("[bold]x[/bold]") out of help text."""
-    return re.sub(r"\[/?[a-z ]+\]", "", text)
+    """Rich console markup ("[bold]x[/bold]") out of help text, and its placeholders
+    ("runs/<run_id>/") shown as text instead of read as HTML tags."""
+    return _text(re.sub(r"\[/?[a-z ]+\]", "", text))
+
+
+def _text(text: str) -> str:
+    """`<` and `>` outside code spans as text, never as an HTML tag."""
+    parts = re.split(r"(`[^`]*`)", text)  # code spans show < and > as they are
+    return "".join(
+        part if part.startswith("`") else part.replace("<", "&lt;").replace(">", "&gt;")
+        for part in parts
+    )
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _text(text).replace("|", "\\|").replace("\n", " ")
 
 
 # ---------------------------------------------------------------- configuration reference
 
 
+CONFIG_MODELS = {  # config file -> (what reads it, the model its keys are fields of)
+    "agents.yaml": (
+        "`grounding api`, `mcp`, `tools`, `agent`",
+        "agents.serving.settings:AgentsConfig",
+    ),
+    "schedules.yaml": ("`grounding serve`", "flows.serve:DeploymentSpec"),
+}
+
+
 def config_reference() -> str:
-    """Every stage's Config and the pipeline's own settings, one table per model."""
+    """Every file in configs/ and every model its keys are fields of: the pipeline's settings,
+    every stage's Config, the agent-run check's, the serving surfaces' and the schedules'."""
+    import yaml
+
     from flows.config import PipelineConfig, load_config
     from stages.catalog import STAGES
 
-    configured = load_config(ROOT / "configs" / "pipeline.yaml")
+    configs = ROOT / "configs"
+    configured = load_config(configs / "pipeline.yaml")
+    raw_stages = yaml.safe_load((configs / "pipeline.yaml").read_text(encoding="utf-8"))["stages"]
+    included = {  # stage -> the files its section pulls in with include:
+        name: [Path(p).name for p in (section or {}).get("include", [])]
+        for name, section in raw_stages.items()
+    }
+    files = _config_files(configs, included, STAGES)
     parts = [
         "# Configuration reference",
         "",
-        "Generated from the pydantic models when the site is built. Each stage's settings live "
-        "under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in with "
-        "`include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown keys "
-        "are errors. *configured* is the value `configs/pipeline.yaml` sets where it differs "
-        "from the default.",
+        "Generated from the pydantic models and `configs/` when the site is built. Each stage's "
+        "settings live under `stages.<stage>` in `configs/pipeline.yaml` (or a file it pulls in "
+        "with `include:`); one run overrides one with `--set <stage>.<field>=<value>`. Unknown "
+        "keys are errors. *configured* is the value `configs/pipeline.yaml` sets where it "
+        "differs from the default.",
         "",
-        "## Pipeline",
+        "## The files in configs/",
         "",
-        "Top-level keys of `configs/pipeline.yaml`.",
-        "",
+        "| file | read by | what it holds |",
+        "|---|---|---|",
     ]
+    for name, (reader, anchor) in files.items():
+        summary = _first_comment(configs / name)
+        parts.append(f"| [`configs/{name}`](#{anchor}) | {reader} | {_cell(summary)} |")
+    parts += ["", "## Pipeline {#pipeline}", "", "Top-level keys of `configs/pipeline.yaml`.", ""]
     seen: set[type] = set()
     nested: list[tuple[str, type]] = []
     parts += _model_table(PipelineConfig, "", nested, configured, skip={"root", "stages"})
     for name, module in STAGES.items():
-        summary = (module.__doc__ or "").strip().split("\n\n")[0]
+        summary = untracked((module.__doc__ or "").strip().split("\n\n")[0])
         where = f"`stages/{_source_name(module)}`, version {module.VERSION}"
-        parts += ["", f"## {name}", "", f"{where}. {' '.join(summary.split())}", ""]
+        parts += [
+            "",
+            f"## {name}",
+            "",
+            f"{where}. {' '.join(summary.split())}",
+        ]
+        pulled = [f"`configs/{f}`" for f in included.get(name, [])]
+        optional = [
+            f"`configs/{f}`"
+            for f, (_, a) in files.items()
+            if a == name and f != "pipeline.yaml" and f not in included.get(name, [])
+        ]
+        if pulled:
+            parts += ["", f"Its section includes {', '.join(pulled)}."]
+        if optional:
+            parts += [
+                "",
+                f"Opt-in variants, to include after those: {', '.join(optional)} (each file's "
+                "header says what it was fitted on and measured at).",
+            ]
+        parts.append("")
         parts += _model_table(module.Config, f"{name}.", nested, configured.stages[name])
+    parts += _agent_sections(nested)
     parts += [
         "",
-        "## Settings blocks",
+        "## Settings blocks {#settings-blocks}",
         "",
         "The blocks nested in the tables above (the `llm` block, `vision`, the task runner…).",
     ]
@@ -153,18 +211,115 @@ def config_reference() -> str:
             parts += ["", f"### `{prefix}`", "", f"The same fields as `{model.__name__}` above."]
             continue
         seen.add(model)
-        doc = " ".join(inspect.cleandoc(model.__doc__ or "").split())
-        parts += (
-            ["", f"### `{prefix}` ({model.__name__})", "", doc, ""]
-            if doc
-            else [
-                "",
-                f"### `{prefix}` ({model.__name__})",
-                "",
-            ]
-        )
+        doc = untracked(" ".join(inspect.cleandoc(model.__doc__ or "").split()))
+        parts += ["", f"### `{prefix}` ({model.__name__})", ""] + ([doc, ""] if doc else [])
         parts += _model_table(model, f"{prefix}.", nested)
     return "\n".join(parts) + "\n"
+
+
+def _config_files(
+    configs: Path, included: dict[str, list[str]], stages: Any
+) -> dict[str, tuple[str, str]]:
+    """configs/<file> -> (what reads it, the anchor of the section with its fields). A file no
+    stage includes and no model claims is matched to the stage whose Config has its keys."""
+    import yaml
+
+    files: dict[str, tuple[str, str]] = {}
+    for path in sorted(configs.glob("*.y*ml")):
+        name = path.name
+        if name == "pipeline.yaml":
+            files[name] = ("every command that runs the pipeline (`--config`)", "pipeline")
+            continue
+        if name in CONFIG_MODELS:
+            reader, model = CONFIG_MODELS[name]
+            files[name] = (reader, _anchor(model.split(":")[1]))
+            continue
+        stage = next((s for s, names in included.items() if name in names), None)
+        how = "included by"
+        if stage is None:
+            keys = set(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+            stage = next(
+                (s for s, m in stages.items() if keys and keys <= set(m.Config.model_fields)), None
+            )
+            how = "opt-in, included after the default by"
+        if stage is None:
+            files[name] = ("nothing: not a settings file of any model here", "pipeline")
+            continue
+        files[name] = (f"{how} `stages.{stage}`", stage)  # the heading's own anchor
+    return files
+
+
+def _anchor(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def _first_comment(path: Path) -> str:
+    """The file's first comment paragraph, as one line (its own words for what it holds)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if not text:
+            if lines:
+                break
+            continue
+        lines.append(text)
+    text = " ".join(lines)
+    first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
+    return re.sub(r"\s*\((?:issues?|#)\s*[\d, ]+\)", "", first)
+
+
+def _agent_sections(nested: list[tuple[str, type]]) -> list[str]:
+    """The agent wing's settings: the agent-run check and the serving surfaces, then the
+    schedules of `grounding serve`."""
+    from agents.checking.check import VERSION as CHECK_VERSION
+    from agents.checking.check import Config as CheckConfig
+    from agents.serving.settings import AgentsConfig, load_agents_config
+    from flows.serve import DeploymentSpec
+
+    serving = load_agents_config(ROOT / "configs" / "agents.yaml")
+    parts = [
+        "",
+        "## Agent-run check {#checkconfig}",
+        "",
+        f"`agents/checking/check.py`, version {CHECK_VERSION}. "
+        + " ".join(inspect.cleandoc(CheckConfig.__doc__ or "").split())
+        + " `grounding check --config FILE` reads these keys from a YAML file; the serving "
+        "surfaces' `/v1/check` and the MCP tool `check_answer` take them from the `check:` "
+        "block of `configs/agents.yaml`.",
+        "",
+    ]
+    parts += _model_table(CheckConfig, "check.", [])
+    parts += [
+        "",
+        "## Serving agents {#agentsconfig}",
+        "",
+        "`configs/agents.yaml`, read by `grounding api`, `grounding mcp`, `grounding tools` and "
+        "`grounding agent` (`agents/serving/settings.py`): the instruction texts a model gets "
+        "with each tool result, API keys (stored as sha256) mapped to principals of "
+        "`configs/principals.yaml`, request limits and server defaults. Its keys are top-level; "
+        "the blocks below are named `agents.yaml:<key>`.",
+        "",
+    ]
+    parts += _model_table(AgentsConfig, "agents.yaml:", nested, serving)
+    import yaml
+
+    schedules = yaml.safe_load((ROOT / "configs" / "schedules.yaml").read_text(encoding="utf-8"))
+    names = ", ".join(
+        f"`{n}` ({spec.get('flow')}, `{spec.get('cron')}`)"
+        for n, spec in (schedules.get("deployments") or {}).items()
+    )
+    parts += [
+        "",
+        "## Schedules {#deploymentspec}",
+        "",
+        "`configs/schedules.yaml`, read by `grounding serve` (`flows/serve.py`): one entry under "
+        f"`deployments:` per scheduled flow. Configured: {names}.",
+        "",
+    ]
+    parts += _model_table(DeploymentSpec, "deployments.<name>.", [])
+    return parts
 
 
 def _source_name(module: Any) -> str:
@@ -277,6 +432,7 @@ def field_comments(model: type) -> dict[str, str]:
         beside = [comments[n][0] for n in range(node.lineno, node.end_lineno + 1) if n in comments]
         text = " ".join(above + [c for c in beside if c])
         text = re.sub(r"\s*noqa\b.*$", "", text).strip()
+        text = untracked(text)
         if text:
             notes[node.target.id] = text
     return notes
@@ -286,88 +442,158 @@ def field_comments(model: type) -> dict[str, str]:
 
 
 def benchmark_pages() -> dict[str, str | bytes]:
-    """`benchmarks.md` from each bench's own summary of its result file, plus the plots."""
+    """`benchmarks.md`: one table of headline figures against their targets and anchors, then
+    each bench's own summary one click away (a collapsed block), plus the plots."""
     from bench import BENCHES
-    from bench.report import TITLES, _machine_line
+    from bench.report import (
+        TITLES,
+        _load,
+        _machine_line,
+        headline_table,
+        measured_on,
+        other_files_table,
+        summary,
+    )
 
     results = ROOT / "bench" / "results"
     plots = benchmark_plots(results)
+    table, files = headline_table(results, link=lambda name, text: f"[{text}](#{_slug(name)})")
     parts = [
         "# Benchmarks",
         "",
-        "Generated when the site is built, from `bench/results/*.json` by each bench's own "
-        "summary (the code that writes `bench/results/README.md`). `python -m bench NAME` "
-        "re-measures one; every result file names the machine, library versions and commit it "
-        "was measured on.",
+        "Generated when the site is built from `bench/results/*.json`. Each row is one bench's "
+        "headline figure against its target and, where one exists, an anchor: a published "
+        "figure or the reference it is compared with. *measured* is the date and commit of "
+        "the result file, and says **older version** where a stage the bench exercises has a "
+        "newer version now (older results record indexing, retrieval and rerank; newer ones every "
+        "stage and the agent-run check). "
+        "`python -m bench NAME` measures one again; each bench's own summary is one click "
+        "away below.",
+        "",
+        *table,
         "",
     ]
-    for name in plots:
-        title = PLOT_TITLES[name]
-        parts += [f"![{title}](images/{name}.png)", ""]
-    parts += ["| bench | status | runtime | result file |", "|---|---|---:|---|"]
-    sections, used = [], set()
-    for name, module_name in BENCHES.items():
-        path = results / f"{name}.json"
-        if not path.is_file():
-            parts.append(f"| {name} | not run | – | – |")
+    if plots:
+        parts += ['??? note "Plots"', ""]
+        for name in plots:
+            parts += [f"    ![{PLOT_TITLES[name]}](images/{name}.png)", ""]
+    for name in BENCHES:
+        paths = files.get(name)
+        if not paths:
             continue
-        used.add(path.name)
-        result = json.loads(path.read_text())
-        parts.append(
-            f"| [{name}](#{name.replace('_', '-')}) | {result.get('status', '?')} | "
-            f"{result.get('runtime_s', '?')} s | `{path.name}` |"
-        )
-        module = importlib.import_module(module_name)
-        try:
-            summary = module.summarize(result)
-        except Exception as exc:  # an old result file a newer summary cannot read
-            summary = f"(not summarised: {type(exc).__name__}: {exc})"
-        sections += [
+        module = importlib.import_module(BENCHES[name])
+        result = _load(paths[0])
+        parts += [
             "",
-            f"## {TITLES.get(name, name)} {{#{name.replace('_', '-')}}}",
+            f"## {TITLES.get(name, name)} {{#{_slug(name)}}}",
             "",
-            getattr(module, "DESCRIPTION", "").rstrip(".") + ".",
+            getattr(module, "DESCRIPTION", name).rstrip(".") + f" (`{paths[0].name}`, "
+            f"measured {measured_on(result)}).",
             "",
-            _demote(summary),
+            '??? note "Details"',
             "",
-            _machine_line(result.get("machine", {})),
+            _indent(narrow_tables(_demote(summary(name, result)))),
+            "",
+            _indent(_machine_line(result.get("machine", {}))),
         ]
-    others = sorted(p for p in results.glob("*.json") if p.name not in used)
+        if len(paths) > 1:
+            parts += ["", f'??? note "Other result files of this bench ({len(paths) - 1})"', ""]
+            for path in paths[1:]:
+                other = _load(path)
+                parts += [
+                    f"    **`{path.name}`**, measured {measured_on(other)}.",
+                    "",
+                    _indent(narrow_tables(_demote(summary(name, other), levels=4))),
+                    "",
+                ]
+    others = files.get("", [])
     if others:
-        sections += [
+        parts += [
             "",
-            "## Other result files",
+            "## Fits and sweeps {#fits-and-sweeps}",
             "",
-            "Variants and one-off measurements, their top-level figures as written:",
+            "Result files that scripts in `scripts/` wrote while fitting a threshold or "
+            "choosing a setting, and the pages that report the choice.",
             "",
+            '??? note "The files"',
+            "",
+            _indent("\n".join(other_files_table(others, _docs_pages()))),
         ]
-        for path in others:
-            sections += ["", f"### `{path.name}`", "", _scalars_table(json.loads(path.read_text()))]
-    pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts + sections) + "\n"}
+    pages: dict[str, str | bytes] = {"benchmarks.md": "\n".join(parts) + "\n"}
     pages.update({f"images/{name}.png": data for name, data in plots.items()})
     return pages
 
 
-def _demote(markdown: str) -> str:
+def _docs_pages() -> dict[str, str]:
+    """Each written docs page as a link from the benchmarks page -> its text."""
+    pages = {}
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
+        pages[f"[{title or path.stem}]({path.relative_to(ROOT / 'docs').as_posix()})"] = text
+    return pages
+
+
+def narrow_tables(markdown: str, max_columns: int = 7) -> str:
+    """A table too wide for a laptop screen, read another way: one of a few rows is turned
+    on its side (a row per column), a longer one is split into tables of at most
+    `max_columns` columns that each repeat the first."""
+    lines, out, index = markdown.splitlines(), [], 0
+    while index < len(lines):
+        if not (lines[index].startswith("|") and index + 1 < len(lines)) or not re.match(
+            r"\|[\s:|-]+\|?$", lines[index + 1]
+        ):
+            out.append(lines[index])
+            index += 1
+            continue
+        end = index + 2
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        rows = [_cells(line) for line in lines[index:end]]
+        header, align, body = rows[0], rows[1], rows[2:]
+        if len(header) <= max_columns:
+            out += lines[index:end]
+        elif len(body) <= 3:
+            out += _table([header[0], *(row[0] for row in body)], None)
+            out += _table([name, *(row[i] for row in body)] for i, name in enumerate(header) if i)
+        else:  # the key columns (the first, and the second where the first repeats) in each
+            key = [0] if len({row[0] for row in body}) == len(body) else [0, 1]
+            step = max_columns - len(key)
+            for start in range(len(key), len(header), step):
+                keep = [*key, *range(start, min(start + step, len(header)))]
+                out += _table([header[i] for i in keep], [align[i] for i in keep])
+                out += _table([row[i] if i < len(row) else "" for i in keep] for row in body)
+                out.append("")
+        index = end
+    return "\n".join(out)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def _table(rows: Any, align: list[str] | None = None) -> list[str]:
+    """`rows` is a header (a list) with `align`, or an iterable of body rows."""
+    if isinstance(rows, list) and rows and isinstance(rows[0], str):
+        marks = align or ["---"] * len(rows)
+        return ["| " + " | ".join(rows) + " |", "|" + "|".join(marks) + "|"]
+    return ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _slug(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _indent(markdown: str) -> str:
+    """A block's content inside a collapsible `???` block."""
+    return "\n".join(f"    {line}" if line.strip() else "" for line in markdown.splitlines())
+
+
+def _demote(markdown: str, levels: int = 2) -> str:
     """A summary's own headings go below the section's."""
     return re.sub(
-        r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + 2, 6) + " ", markdown, flags=re.M
+        r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + levels, 6) + " ", markdown, flags=re.M
     )
-
-
-def _scalars_table(result: Any, limit: int = 30) -> str:
-    rows = []
-
-    def walk(value: Any, path: str, depth: int) -> None:
-        if isinstance(value, dict) and depth < 2:
-            for key, item in value.items():
-                if key not in ("machine", "libraries", "source_sha256_at_start"):
-                    walk(item, f"{path}.{key}" if path else str(key), depth + 1)
-        elif isinstance(value, str | int | float | bool) and len(rows) < limit:
-            rows.append(f"| `{path}` | {_cell(str(value))[:120]} |")
-
-    walk(result, "", 0)
-    return "\n".join(["| figure | value |", "|---|---|", *rows]) if rows else "(no scalar figures)"
 
 
 PLOT_TITLES = {
@@ -473,7 +699,7 @@ def card_pages() -> dict[str, str]:
             continue
         text = path.read_text(encoding="utf-8")
         text = re.sub(r"(?<!!)\[([^\]]+)\]\((?!https?://)([^)]+)\)", r"\1 (`\2`)", text)
-        pages[f"models/cards/{name}.md"] = f"<!-- generated from {source} -->\n\n{text}"
+        pages[f"models/cards/{name}.md"] = f"<!-- generated from {source} -->\n\n{untracked(text)}"
     return pages
 
 
@@ -485,6 +711,68 @@ def generated_pages() -> dict[str, str | bytes]:
     pages.update(benchmark_pages())
     pages.update(card_pages())
     return pages
+
+
+# ---------------------------------------------------------------- tracker references
+
+
+def untracked(text: str) -> str:
+    """Text from docstrings, comments and cards without a tracker's issue numbers, which a
+    reader of the docs cannot follow: "(issue 41)" and "; issue 14" go, "(issue 41: x" keeps x."""
+    text = re.sub(r"\s*\((?:issues?|#)\s*\d+(?:\s*(?:,|and)\s*\d+)*\)", "", text)
+    text = re.sub(r"\((?:issues?|#)\s*\d+[:;,]\s*", "(", text)
+    text = re.sub(r"[;,]\s*\n?\s*issues?\s+\d+(?=\))", "", text)
+    text = re.sub(r"\s*\bissues?\s+\d+(?=\))", "", text)
+    return re.sub(r"\bissue \d+'s\s+", "the ", text)
+
+
+# ---------------------------------------------------------------- line breaks in tables
+
+# after a path's or a name's separator; never at a dot ("rerank.py", "60.0") nor inside a number
+_BREAK_AFTER = re.compile(r"([/_,:=|]|(?<=[A-Za-z])-)(?=[A-Za-z0-9\"'])")
+_HASH = re.compile(r"[0-9a-f]{32,}")
+_IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
+
+
+def soft_breaks(markdown: str) -> str:
+    """Table rows get break opportunities (`<wbr>`) after the `/`, `_`, `.` and `-` inside
+    names and values, so that a narrow column wraps `data/sample/questions.jsonl` between its
+    parts instead of pushing the table past the page or splitting a word. A row's first cell
+    (the name the row is about) is left whole; the copy of a value stays the same text."""
+    out = []
+    for line in markdown.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("|") and not re.match(r"\|[\s:|-]+\|?$", stripped):
+            indent = line[: len(line) - len(stripped)]
+            first, sep, rest = stripped[1:].partition(" | ")
+            line = f"{indent}|{first}{sep}{_breakable(rest)}" if sep else line
+        out.append(line)
+    return "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
+
+
+def _breakable(cells: str) -> str:
+    parts = re.split(r"(`[^`]+`)", cells)
+    result = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 2:
+            text = part[1:-1].replace("\\|", "|")
+            escaped = html.escape(text, quote=False).replace("|", "&#124;")
+            escaped = _BREAK_AFTER.sub(r"\1<wbr>", escaped)
+            escaped = _HASH.sub(lambda m: "<wbr>".join(textwrap.wrap(m.group(0), 16)), escaped)
+            result.append(f"<code>{escaped}</code>")
+        else:
+            result.append(_breakable_text(part))
+    return "".join(result)
+
+
+def _breakable_text(text: str) -> str:
+    """Identifiers break after `_`, paths after `/`; a Markdown link is left as written."""
+    pieces = re.split(r"(\[[^\]]*\]\([^)]*\))", text)
+    for index, piece in enumerate(pieces):
+        if index % 2 == 0:
+            piece = _IDENTIFIER.sub(lambda m: m.group(0).replace("_", "_<wbr>"), piece)
+            pieces[index] = re.sub(r"(?<=\w)/(?=\w)", "/<wbr>", piece)
+    return "".join(pieces)
 
 
 # ---------------------------------------------------------------- mkdocs hook
@@ -500,6 +788,11 @@ def on_files(files: Any, config: Any) -> Any:
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+    """mkdocs hook: every page's tables wrap between the parts of a name, not inside a word."""
+    return soft_breaks(markdown)
 
 
 def main(argv: list[str] | None = None) -> int:

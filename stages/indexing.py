@@ -7,7 +7,7 @@ BM25 is stored as a sparse matrix of precomputed per-(chunk, term) weights,
 `rank_bm25.BM25Okapi` (negative IDFs floored at `epsilon * mean idf`). A query's score is then one
 sparse column-slice and a dot product: identical to rank_bm25, orders of magnitude faster, and it
 opens in pandas/DuckDB. We chose this over bm25s because bm25s's IDF and tokenizer differ from
-rank_bm25 (top-10 overlap 0.73 in OFFLINE-FACTS.md) and scipy is already a dependency.
+rank_bm25 (top-10 overlap 0.73; docs/operations/offline.md) and scipy is already a dependency.
 """
 
 from __future__ import annotations

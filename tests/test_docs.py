@@ -1,6 +1,6 @@
-"""The docs site (issue 44): it builds with --strict, its reference pages are generated from the
-code (every command, every stage's every setting), and a headless browser renders the built
-index and a reference page with their content."""
+"""The docs site: it builds with --strict, its reference pages are generated from the code (every
+command, every stage's every setting), and a headless browser renders the built index and a
+reference page with their content, and lays out tables and code within a laptop's width."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ def test_the_site_builds_strict_with_every_page_of_the_nav(site):
         "benchmarks/index.html",
         "models/cards/answerability-minilm-v4/index.html",
         "agents/check-runs/index.html",
+        "operations/offline/index.html",
     ):
         assert (site / page).is_file(), page
     assert (site / "images" / "scale.png").stat().st_size > 1000
@@ -134,3 +135,71 @@ def test_the_readme_is_short_and_its_links_resolve():
     assert links, "the README links into the docs"
     missing = [link for link in links if "://" not in link and not (ROOT / link).exists()]
     assert missing == []
+
+
+OVERFLOW_PROBE = """
+<script>
+window.addEventListener("load", () => {
+  const cut = [];
+  const boxes = document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset pre > code");
+  boxes.forEach((box) => {
+    if (box.scrollWidth > box.clientWidth + 1) {
+      cut.push(box.textContent.replace(/\\s+/g, " ").trim().slice(0, 80));
+    }
+  });
+  document.body.setAttribute("data-cut", JSON.stringify(cut));
+});
+</script>
+"""
+
+
+def test_no_table_or_code_block_is_cut_at_a_laptop_width(site, tmp_path):
+    """At 1366 px no table or code block is wider than the page (nothing hides past the right
+    edge behind a scroll bar): long lines wrap, names stay whole."""
+    import json
+    import re
+
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless browser: install Debian's chromium to run the layout check")
+    cut = {}
+    for number, page in enumerate(
+        (
+            "benchmarks/index.html",
+            "reference/configuration/index.html",
+            "reference/cli/index.html",
+            "evaluation/index.html",
+            "getting-started/index.html",
+            "operations/offline/index.html",
+            "operations/large-corpora/index.html",
+        )
+    ):
+        source = site / page
+        probe = source.with_name("layout-probe.html")
+        html = source.read_text(encoding="utf-8")
+        probe.write_text(html.replace("</body>", OVERFLOW_PROBE + "</body>"), encoding="utf-8")
+        done = subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-extensions",
+                f"--user-data-dir={tmp_path / f'profile{number}'}",
+                "--window-size=1366,900",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                probe.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        found = re.search(r'data-cut="([^"]*)"', done.stdout)
+        assert found, f"{page}: the layout probe did not run"
+        items = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+        if items:
+            cut[page] = items
+    assert cut == {}

@@ -1,4 +1,5 @@
-"""Offline environment: every variable here silences a real network attempt (OFFLINE-FACTS.md).
+"""Offline environment: every variable here silences a real network attempt (see
+docs/operations/offline.md).
 
 The project sets these itself so users never have to.
 """
