@@ -197,8 +197,15 @@ def reports_json(reports: pa.Table, run_id: str) -> list[dict]:
 
 
 def write_run(
-    runs_dir: Path, run_id: str, result: PipelineResult, store: ArtifactStore, summary: dict
+    runs_dir: Path,
+    run_id: str,
+    result: PipelineResult,
+    store: ArtifactStore,
+    summary: dict,
+    input_errors: pa.Table | None = None,
 ) -> Path:
+    """Every file of a run, or none; `input_errors` (the question file's bad records, see
+    flows.question_files) is written whenever given, empty when the file had none."""
     final_dir = runs_dir / run_id
     tmp = runs_dir / f".tmp-{run_id}"
     shutil.rmtree(tmp, ignore_errors=True)  # left by a killed write of this same run: redo it
@@ -229,6 +236,8 @@ def write_run(
             ),
             tmp / "trace.parquet",
         )
+        if input_errors is not None:
+            pq.write_table(input_errors, tmp / "input_errors.parquet")
         (tmp / "summary.json").write_text(json.dumps({"run_id": run_id, **summary}, indent=2))
         os.rename(tmp, final_dir)
     except BaseException:

@@ -49,6 +49,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stages import contracts
+from stages.common.languages import SUPPORTED_LANGUAGES, is_served, language_name
 from stages.common.text import MARKER_RE, STOPWORDS, cited_sentences
 from stages.models import chat, settings
 from stages.models.cache import AnswerCache
@@ -56,9 +57,10 @@ from stages.models.errors import LLMError
 
 NAME = "generation"
 # 1.4: the LLM prompt asks for a figure with the words around it; 1.5: a bare figure gets them
-VERSION = "1.7.1"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence; 1.7: a table
+VERSION = "1.8.0"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence; 1.7: a table
 # row line is one sentence, "ul." / "str." do not end one (stages/common/text.py); 1.7.1:
-# prose and a table row on one line split before the row
+# prose and a table row on one line split before the row; 1.8: a question in a language the
+# corpus and models do not serve is refused as unsupported_language
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")
@@ -77,7 +79,10 @@ LOW_RELEVANCE_CAVEAT = "The available sources only partly match this question; p
 STALE_CAVEAT = "Some of these sources are older than the freshness window; newer terms may apply."
 
 
-MODEL_REFUSAL_REASONS = REFUSAL_REASONS[:-1]  # a model cannot have a technical error itself
+# a model cannot have a technical error itself, and the question's language is decided before it
+MODEL_REFUSAL_REASONS = tuple(
+    r for r in REFUSAL_REASONS if r not in ("technical_error", "unsupported_language")
+)
 LEGACY_LLM_KEYS = ("model_path", "model_sha256", "n_ctx", "n_threads", "base_url", "model")
 LEGACY_LLM_KEYS += ("api_key", "timeout_s", "connect_timeout_s", "http_retries", "backoff_s")
 LEGACY_LLM_KEYS += ("response_format",)
@@ -100,6 +105,11 @@ class Config(BaseModel):
     )
     # the model behind llama_cpp / openai_compatible (`backend` picks which one it is)
     llm: settings.LLMSettings = settings.LLMSettings()
+    languages: list[str] = Field(
+        default_factory=lambda: list(SUPPORTED_LANGUAGES),
+        description="languages (ISO 639-1) the corpus and models serve; a question detected in "
+        "another is refused as unsupported_language",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -221,6 +231,14 @@ def refusal_output(request: Request, reason: str, model_id: str) -> Output:
         model_id=model_id,
         stop_reason="refusal",
     )
+
+
+def language_refusal(request: Request, language: str, config: Config, backend: Any) -> Output:
+    """The refusal of a question in a language not served: `missing` names it for a person."""
+    served = ", ".join(language_name(code) for code in config.languages)
+    output = refusal_output(request, "unsupported_language", getattr(backend, "model_id", ""))
+    missing = f"an answer in {language_name(language)}: the sources and models serve {served}"
+    return output.model_copy(update={"missing": [missing]})
 
 
 def _default_reason(state: str) -> str:
@@ -668,7 +686,10 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         if revisions is not None:
             request = request.model_copy(update=revisions[qid])
         started = time.perf_counter()
-        output = backend.generate(request)
+        if is_served(question.get("language"), tuple(config.languages)):
+            output = backend.generate(request)
+        else:  # no evidence search in English can answer it: say why, not "insufficient"
+            output = language_refusal(request, question["language"], config, backend)
         row = {
             "question_id": qid,
             "state": request.state,
