@@ -63,7 +63,8 @@ def test_the_eight_record_file_keeps_every_good_record_and_names_every_bad_one(t
     assert "whitespace" in reasons[2]
     assert "'a4'" in reasons[3] and "line 4" in reasons[3]  # names the id and the first line
     assert "100,000 characters" in reasons[4] and f"{MAX_QUESTION_CHARS:,}" in reasons[4]
-    languages = dict(zip(*read.table.select(["question_id", "language"]).to_pydict().values()))
+    rows = read.table.select(["question_id", "language"]).to_pylist()
+    languages = {row["question_id"]: row["language"] for row in rows}
     assert languages["a7"] == "es" and languages["a8"] == "en"
 
 

@@ -47,6 +47,12 @@ ORIGINAL_RE = re.compile(
     re.I,
 )
 OUTLOOK_HEADER_RE = re.compile(r"^\s*from:\s*\S.*$", re.I)
+# the header lines of a message quoted below "-----Original Message-----"
+QUOTED_HEADER_RE = re.compile(
+    r"^\s*(from|sent|date|to|cc|subject|von|gesendet|an|fra|sendt|til|"
+    r"emne|betreff)\s*:",
+    re.I,
+)
 MAX_MESSAGES = 5_000
 
 
@@ -92,7 +98,7 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
     blocks: list[Block] = []
     for index, message in enumerate(messages):
         others = " ".join(text for i, text in enumerate(own) if i != index)
-        kept = [q for q in message.quoted if _normalised(q) not in others]
+        kept = [q for q in message.quoted if not _held_elsewhere(q, others)]
         blocks.extend(_message_blocks(message, kept))
         for name, content in message.attachments:
             sent = message.sent.date() if message.sent else None
@@ -103,8 +109,6 @@ def read(data: bytes, options: ReadOptions) -> list[Block]:
     options.date_hint = max(dates) if dates else None
     first = min(messages, key=_order)
     options.title_hint = first.thread or options.stem or None
-    if not any(b.kind == "text" for b in blocks):
-        raise ParseError("empty_document", "no message has any text")
     return blocks
 
 
@@ -259,7 +263,8 @@ def split_quoted(text: str) -> tuple[str, list[str]]:
     quoted: list[str] = []
     for index, line in enumerate(lines):
         if ORIGINAL_RE.match(line) or _outlook_header(lines, index):
-            quoted.extend(lines[index + 1 :] if ORIGINAL_RE.match(line) else lines[index:])
+            history = lines[index + 1 :] if ORIGINAL_RE.match(line) else lines[index:]
+            quoted.extend(line for line in history if not QUOTED_HEADER_RE.match(line))
             break
         if ATTRIBUTION_RE.match(line) and _quote_follows(lines, index):
             continue
@@ -285,6 +290,13 @@ def _quote_follows(lines: list[str], index: int) -> bool:
 def _paragraphs(text: str) -> list[str]:
     parts = [p.strip() for p in re.split(r"\n\s*\n", text)]
     return [p for p in parts if p and not ATTRIBUTION_RE.match(p)]
+
+
+def _held_elsewhere(paragraph: str, others: str) -> bool:
+    """Whether another message holds every line of a quoted paragraph (line by line, so a quote
+    re-wrapped at another width still matches)."""
+    lines = [_normalised(line) for line in paragraph.split("\n")]
+    return all(line in others for line in lines if line)
 
 
 def _normalised(text: str) -> str:
