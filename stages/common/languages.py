@@ -91,3 +91,9 @@ def language_name(language: str) -> str:
     """'Spanish (es)' for a person; the bare code where the name is not known here."""
     name = NAMES.get(language)
     return f"{name} ({language})" if name else language
+
+
+def unserved(language: str, served: list[str] | tuple[str, ...]) -> str:
+    """What a refusal for the language names as missing, for a person."""
+    names = ", ".join(language_name(code) for code in served)
+    return f"an answer in {language_name(language)}: the sources and models serve {names}"
