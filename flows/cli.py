@@ -270,6 +270,7 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
+    from flows.question_files import QuestionError, questions_table
     from flows.runs import selection_warnings, summarize
 
     settings = _load(config, set_)
@@ -279,6 +280,11 @@ def ask(
         "principal": principal or settings.default_principal,
         "query_type": query_type or settings.default_query_type,
     }
+    try:  # an empty question or one over the length limit: one line, no traceback
+        questions_table([record], settings.default_principal, settings.default_query_type)
+    except QuestionError as exc:
+        console.print(f"question error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     result, seconds = _run_pipeline(settings, [record], progress, in_flow=flow)
     answer = result.final_answers.to_pylist()[0]
     console.print(answer["rendered_answer"] or "(no answer)")

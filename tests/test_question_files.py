@@ -199,3 +199,9 @@ def test_run_help_documents_the_exit_codes():
     assert done.returncode == 0
     text = " ".join(done.stdout.split())  # the help text wraps at the terminal's width
     assert "--strict" in text and "3 finished with input errors" in text
+
+
+def test_ask_refuses_a_question_over_the_limit_in_one_line():
+    done = _grounding("ask", "x" * (MAX_QUESTION_CHARS + 1))
+    assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+    assert "over the limit of 4,000" in " ".join(done.stdout.split())
