@@ -1,13 +1,14 @@
 """Tables as first-class chunks (issue #17): questions whose answer sits in one table cell.
 
-Generated at bench time: twelve tables of twenty invented entities (unique names and values, so one
-cell answers each question; names share words, "Orion Vela van" and "Orion Lyra van") spread over
-xlsx (two sheets), csv, pptx, html, docx and markdown. Each table is larger than a chunk, so it is
-split into row groups that repeat the header. Each row is asked about one of its cells, the
-columns taking turns ("What is the range in km of the Orion Vela van?"); it counts when the answer
-holds the cell's value and one of its citations lies on that table row, and for the formats with
-anchors when the citation's anchor names that row (slide row, sheet range, "table 1, row 7" for
-html, docx and markdown). Target: >= 90 %.
+Generated at bench time: twelve tables of twenty invented entities (unique names and values, so
+one cell answers each question; names share words, "Orion Vela van" and "Orion Lyra van") spread
+over xlsx (two sheets), csv, pptx, html, docx, markdown and an e-mail (.eml) that carries its table
+as a csv attachment, which is ingested as a document of its own. Each table is larger than a chunk,
+so it is split into row groups that repeat the header. Each row is asked about one of its cells,
+the columns taking turns ("What is the range in km of the Orion Vela van?"); it counts when the
+answer holds the cell's value and one of its citations lies on that table row, and for the formats
+with anchors when the citation's anchor names that row (slide row, sheet range, "table 1, row 7"
+for html, docx and markdown). Target: >= 90 %.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from bench import common
 
 NAME = "tables"
-DESCRIPTION = "generated tables in 6 formats: one-cell questions answered and cited to their row"
+DESCRIPTION = "generated tables in 7 formats: one-cell questions answered and cited to their row"
 TARGET = 0.90
 SEED = 17
 ROWS_PER_TABLE = 20
@@ -82,7 +83,7 @@ FORMAT_OF = [
     "html",
     "docx",
     "md",
-    "csv",
+    "eml",
     "pptx",
     "html",
     "docx",
@@ -300,7 +301,38 @@ def _md(table: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-WRITERS = {"xlsx": _xlsx, "csv": _csv, "pptx": _pptx, "html": _html, "docx": _docx, "md": _md}
+def _eml(table: dict[str, Any], path: Path) -> None:
+    from email.message import EmailMessage
+
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(table["header"])
+    writer.writerows(table["rows"])
+    message = EmailMessage()
+    message["From"] = "Fleet Office <fleet@example.org>"
+    message["To"] = "Site Managers <sites@example.org>"
+    message["Date"] = "Mon, 2 Nov 2026 10:30:00 +0100"
+    message["Subject"] = f"{table['title']} list"
+    message.set_content(f"The current {table['title'].lower()} list is attached.\n")
+    message.add_attachment(
+        out.getvalue().encode(), maintype="text", subtype="csv", filename=_attached_csv(table)
+    )
+    path.write_bytes(message.as_bytes())
+
+
+def _attached_csv(table: dict[str, Any]) -> str:
+    return f"{table['title'].lower()}.csv"
+
+
+WRITERS = {
+    "xlsx": _xlsx,
+    "csv": _csv,
+    "pptx": _pptx,
+    "html": _html,
+    "docx": _docx,
+    "md": _md,
+    "eml": _eml,
+}
 
 
 # ---------------------------------------------------------------- scoring
@@ -318,6 +350,9 @@ def _expected_anchor(question: dict[str, Any], table: dict[str, Any]) -> str | N
         return f"{table['title']}!A{question['row'] + 1}:{chr(64 + width)}{question['row'] + 1}"
     if question["kind"] == "csv":
         name = f"{table['title'].lower()}.csv"
+        return f"{name}!A{question['row'] + 1}:{chr(64 + width)}{question['row'] + 1}"
+    if question["kind"] == "eml":  # the attached csv, a document of its own
+        name = _attached_csv(table)
         return f"{name}!A{question['row'] + 1}:{chr(64 + width)}{question['row'] + 1}"
     if question["kind"] == "pptx":
         return f"slide 2, table row {question['row']}"

@@ -27,7 +27,7 @@ import typer
 from rich.console import Console
 
 console = Console()
-QUESTION_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+QUESTION_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")  # as flows.question_files reads
 
 
 def partitions(pattern: str, since: dt.date | None, until: dt.date | None) -> list[Path]:
@@ -52,33 +52,43 @@ def _done_key(folder: Path) -> str | None:
     return json.loads(summary.read_text())["stages"].get("revise", {}).get("key")
 
 
-def backfill_partition(settings, path: Path, out_root: Path) -> dict:
-    """Run one partition unless its answers for this exact pipeline already exist."""
-    from flows.executor import load_questions, run_stages
+def backfill_partition(settings, path: Path, out_root: Path, strict: bool = False) -> dict:
+    """Run one partition unless its answers for this exact pipeline already exist. Its bad
+    records are skipped and listed (`input_errors.parquet`), unless `strict`."""
+    from flows.executor import run_stages
+    from flows.question_files import QuestionError, read_question_file
     from flows.runs import summarize, write_run
 
     started = time.perf_counter()
-    table = load_questions(path, settings.default_principal, settings.default_query_type)
+    read = read_question_file(
+        path, settings.default_principal, settings.default_query_type, strict=strict
+    )
+    table = read.table
+    counts = {"questions": table.num_rows, "input_errors": len(read.errors)}
+    if not table.num_rows:
+        raise QuestionError(f"{path}: no record can be answered ({len(read.errors)} input errors)")
     result = run_stages(settings, table)
     folder = out_root / path.stem
     key = result.final_ref.key
     if _done_key(folder) == key:
-        return {"partition": path.stem, "status": "skipped", "questions": table.num_rows}
+        return {"partition": path.stem, "status": "skipped", **counts}
     store = settings.artifact_store()
     summary = summarize(result, store, time.perf_counter() - started)
+    summary["input_errors"] = len(read.errors)
+    summary["input_error_lines"] = [str(error) for error in read.errors]
     if folder.exists():  # answers of an older pipeline: replace them whole
         import shutil
 
         shutil.rmtree(folder)
-    write_run(out_root, path.stem, result, store, summary)
-    return {"partition": path.stem, "status": "done", "questions": table.num_rows}
+    write_run(out_root, path.stem, result, store, summary, input_errors=read.errors_table())
+    return {"partition": path.stem, "status": "done", **counts}
 
 
 def _question_count(path: Path) -> int:
-    from flows.executor import load_questions
+    from flows.question_files import read_question_file
 
     try:
-        return load_questions(path, "employee", "general").num_rows
+        return read_question_file(path, "employee", "general").table.num_rows
     except Exception:  # a bad file fails in its partition, with the reason, not here
         return 0
 
@@ -87,7 +97,12 @@ Progress = Callable[[dict], None]
 
 
 def run_backfill(
-    settings, chosen: list[Path], out_root: Path, workers: int, progress: Progress | None = None
+    settings,
+    chosen: list[Path],
+    out_root: Path,
+    workers: int,
+    progress: Progress | None = None,
+    strict: bool = False,
 ) -> list[dict]:
     """Answer the partitions, `workers` at a time; one failure does not stop the others.
     Returns one outcome per partition, in the partitions' order."""
@@ -101,7 +116,7 @@ def run_backfill(
 
     def one(path: Path) -> dict:
         try:
-            outcome = backfill_partition(settings, path, out_root)
+            outcome = backfill_partition(settings, path, out_root, strict)
         except Exception as exc:
             outcome = {
                 "partition": path.stem,
@@ -163,8 +178,16 @@ def backfill_command(
         int | None,
         typer.Option("--workers", min=1, help="Partitions at once (default: backfill_workers)."),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="A file with any bad record fails as a whole partition."),
+    ] = False,
 ) -> None:
-    """Answer many question sets; rerun after any interruption to finish the rest."""
+    """Answer many question sets; rerun after any interruption to finish the rest.
+
+    A bad record (unreadable line, no or empty question, duplicate id…) is skipped and listed in
+    its partition's input_errors.parquet. Exit codes: 0 all done; 1 a partition failed; 3 all
+    partitions finished, some with input errors."""
     from flows.config import load_config, parse_overrides
 
     settings = load_config(config, parse_overrides(set_))
@@ -178,21 +201,31 @@ def backfill_command(
     bars, advance = _progress_bars(chosen)
     with bars:
         outcomes = run_backfill(
-            settings, chosen, out_root, workers or settings.backfill_workers, advance
+            settings, chosen, out_root, workers or settings.backfill_workers, advance, strict
         )
     summary = {
         "finished_at": dt.datetime.now(dt.UTC).isoformat(),
         "done": sum(o["status"] == "done" for o in outcomes),
         "skipped": sum(o["status"] == "skipped" for o in outcomes),
         "failed": sum(o["status"] == "failed" for o in outcomes),
+        "input_errors": sum(o.get("input_errors", 0) for o in outcomes),
         "partitions": outcomes,
     }
     (out_root / "backfill_summary.json").write_text(json.dumps(summary, indent=2))
     console.print(
         f"partitions: {summary['done']} done, {summary['skipped']} skipped, "
-        f"{summary['failed']} failed"
+        f"{summary['failed']} failed | input errors {summary['input_errors']}"
     )
     for outcome in outcomes:
         if outcome["status"] == "failed":
-            console.print(f"  [red]{outcome['partition']}[/red]: {outcome['reason']}")
-    raise typer.Exit(1 if summary["failed"] else 0)
+            console.print(f"  {outcome['partition']}: {outcome['reason']}", markup=False)
+        elif outcome.get("input_errors"):
+            console.print(
+                f"  {outcome['partition']}: {outcome['input_errors']} input errors "
+                f"(see {out_root / outcome['partition'] / 'input_errors.parquet'})",
+                markup=False,
+            )
+    from flows.question_files import EXIT_INPUT_ERRORS
+
+    code = 1 if summary["failed"] else EXIT_INPUT_ERRORS if summary["input_errors"] else 0
+    raise typer.Exit(code)

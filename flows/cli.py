@@ -139,21 +139,43 @@ def _summary_table(summary: dict) -> Table:
     return table
 
 
-@app.command()
+@app.command(
+    epilog="Exit codes: 0 every record answered; 2 config error, or the question file cannot be "
+    "read at all (or, with --strict, has a bad record); 3 finished with input errors: the good "
+    "records were answered and each bad one is a row of input_errors.parquet."
+)
 def run(
     config: ConfigOption = Path("configs/pipeline.yaml"),
     questions: Annotated[
-        Path | None, typer.Option(help="Question file (JSONL, JSON, CSV or Parquet).")
+        Path | None,
+        typer.Option(
+            help="Question file (JSONL, JSON, CSV or Parquet). Each bad record (unreadable line, "
+            "no or empty question, over 4,000 characters, duplicate id, wrong type) is listed "
+            "with its line and skipped; the others are answered."
+        ),
     ] = None,
     corpus: Annotated[
         Path | None,
         typer.Option(help="Corpus folder; without a catalog.yaml, files get the default metadata."),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="All or nothing: any bad record refuses the whole file (exit 2)."
+        ),
+    ] = False,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     progress: Annotated[bool, typer.Option(help="Draw progress bars.")] = True,
 ) -> None:
     """Run all stages on a question set and write runs/<run_id>/ (answers, reports, trace)."""
-    from flows.executor import QuestionError, load_questions
+    from rich.markup import escape
+
+    from flows.question_files import (
+        EXIT_INPUT_ERRORS,
+        QuestionError,
+        errors_table,
+        read_question_file,
+    )
     from flows.runs import new_run_id, selection_warnings, summarize, write_run
 
     settings = load_settings(config, set_)
@@ -161,21 +183,32 @@ def run(
         settings.corpus = corpus.resolve()
     path = questions.resolve() if questions else settings.questions
     try:
-        table = load_questions(path, settings.default_principal, settings.default_query_type)
+        read = read_question_file(
+            path, settings.default_principal, settings.default_query_type, strict=strict
+        )
     except QuestionError as exc:
-        console.print(f"[red]question error:[/red] {exc}")
+        console.print(f"[red]question error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from exc
-    result, seconds = _run_pipeline(settings, table.to_pylist(), progress)
+    _print_input_errors(read.errors)
+    if not read.table.num_rows:
+        console.print(f"[red]question error:[/red] {escape(str(path))}: no record can be answered")
+        raise typer.Exit(2)
+    result, seconds = _run_pipeline(settings, read.table.to_pylist(), progress)
     store = settings.artifact_store()
     summary = summarize(result, store, seconds)
+    summary["input_errors"] = len(read.errors)
+    summary["input_error_lines"] = [str(error) for error in read.errors]
     summary["warnings"] = selection_warnings(result, store)
     run_id = new_run_id(result)
-    run_dir = write_run(settings.runs_dir, run_id, result, store, summary)
+    run_dir = write_run(
+        settings.runs_dir, run_id, result, store, summary, input_errors=errors_table(read.errors)
+    )
     console.print(_summary_table(summary))
     hits = sum(1 for s in summary["stages"].values() if s["cache_hit"])
     console.print(
         f"questions {summary['questions']} | answered {summary['answered']} | refused "
         f"{summary['refused']} | blocked {summary['blocked']} | errors {summary['errors']} | "
+        f"input errors {summary['input_errors']} | "
         f"ingestion errors {summary['ingestion_errors']} | "
         f"warnings {summary['ingestion_warnings']} | "
         f"cache hits {hits}/{len(summary['stages'])} | {summary['wall_seconds']:.1f}s"
@@ -183,6 +216,19 @@ def run(
     for warning in summary["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"wrote {run_dir}")
+    if read.errors:
+        console.print(
+            f"finished with {len(read.errors)} input errors: see {run_dir / 'input_errors.parquet'}"
+        )
+        raise typer.Exit(EXIT_INPUT_ERRORS)
+
+
+def _print_input_errors(errors, limit: int = 20) -> None:
+    """One line per bad record (the first `limit`), before the run starts."""
+    for error in errors[:limit]:
+        console.print(f"input error: {error}", markup=False, highlight=False, soft_wrap=True)
+    if len(errors) > limit:
+        console.print(f"... and {len(errors) - limit} more input errors", markup=False)
 
 
 @app.command()
@@ -209,6 +255,7 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question: prints the cited answer, or the structured refusal."""
+    from flows.question_files import QuestionError, questions_table
     from flows.runs import selection_warnings, summarize
 
     settings = load_settings(config, set_)
@@ -218,6 +265,11 @@ def ask(
         "principal": principal or settings.default_principal,
         "query_type": query_type or settings.default_query_type,
     }
+    try:  # an empty question or one over the length limit: one line, no traceback
+        questions_table([record], settings.default_principal, settings.default_query_type)
+    except QuestionError as exc:
+        console.print(f"question error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     result, seconds = _run_pipeline(settings, [record], progress, in_flow=flow)
     answer = result.final_answers.to_pylist()[0]
     console.print(answer["rendered_answer"] or "(no answer)")

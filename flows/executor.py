@@ -31,6 +31,11 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from flows.config import PipelineConfig
+from flows.question_files import (  # noqa: F401 - re-exported for callers of the executor
+    QuestionError,
+    load_questions,
+    questions_table,
+)
 from flows.registry import STAGES, WIRING, shared_stages
 from flows.results import PipelineResult, StageResult
 from flows.revise import run_revise_rounds
@@ -42,7 +47,7 @@ from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_jso
 
 SOURCE_VERSION = "1"
 log = logging.getLogger(__name__)
-QUESTION_COLUMNS = ("question_id", "question", "principal", "query_type")
+QUESTION_COLUMNS = ("question_id", "question", "principal", "query_type", "language")
 
 
 StageCallback = Callable[[str, str, StageResult | None], None]
@@ -66,53 +71,6 @@ def _notify(event: str, stage: str, result: StageResult | None = None) -> None:
 
 
 # ---------------------------------------------------------------- sources
-
-
-class QuestionError(ValueError):
-    pass
-
-
-def load_questions(path: Path, default_principal: str, default_query_type: str) -> pa.Table:
-    """Questions from JSONL, JSON, CSV or Parquet; extra columns (gold answers…) are ignored."""
-    import pandas as pd
-
-    suffix = path.suffix.lower()
-    if not path.is_file():
-        raise QuestionError(f"question file not found: {path}")
-    if suffix == ".jsonl":
-        frame = pd.read_json(path, lines=True, dtype=False)
-    elif suffix == ".json":
-        frame = pd.read_json(path, dtype=False)
-    elif suffix == ".csv":
-        frame = pd.read_csv(path, dtype=str)
-    elif suffix == ".parquet":
-        frame = pd.read_parquet(path)
-    else:
-        raise QuestionError(f"{path}: unsupported question file type {suffix!r}")
-    return questions_table(
-        frame.to_dict("records"), default_principal, default_query_type, str(path)
-    )
-
-
-def questions_table(
-    records: list[dict], default_principal: str, default_query_type: str, origin: str = "questions"
-) -> pa.Table:
-    rows = []
-    for number, record in enumerate(records, start=1):
-        if not str(record.get("question") or "").strip():
-            raise QuestionError(f"{origin}: record {number} has no 'question'")
-        rows.append(
-            {
-                "question_id": str(record.get("question_id") or f"q{number:05d}"),
-                "question": str(record["question"]).strip(),
-                "principal": str(record.get("principal") or default_principal),
-                "query_type": str(record.get("query_type") or default_query_type),
-            }
-        )
-    ids = [r["question_id"] for r in rows]
-    if len(set(ids)) != len(ids):
-        raise QuestionError(f"{origin}: duplicate question_id values")
-    return contracts.from_rows(rows, "questions")
 
 
 def _table_digest(table: pa.Table, columns: list[str]) -> str:

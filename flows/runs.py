@@ -128,6 +128,16 @@ def question_warnings(result: PipelineResult, store: ArtifactStore) -> list[str 
     ]
 
 
+def question_languages(result: PipelineResult, store: ArtifactStore) -> pa.Array:
+    """Per final answer, the language detected in its question (flows.question_files)."""
+    questions = store.read_table(result.refs["questions"], "questions")
+    language = dict(
+        zip(questions["question_id"].to_pylist(), questions["language"].to_pylist(), strict=True)
+    )
+    ids = result.final_answers.column("question_id").to_pylist()
+    return pa.array([language.get(qid) for qid in ids], pa.string())
+
+
 def _grouped(table: pa.Table, limit_per_pool: int | None = None) -> dict[str, list[dict]]:
     if limit_per_pool and "rank" in table.column_names:  # filter in Arrow, before Python rows
         table = table.filter(pc.less_equal(table["rank"], limit_per_pool))
@@ -203,9 +213,12 @@ def write_run(
     store: ArtifactStore,
     summary: dict,
     ledger: bool = True,
+    input_errors: pa.Table | None = None,
 ) -> Path:
-    """The run's folder; with `ledger`, the run's metrics are also added to the run ledger
-    (quality/ledger.py) that drift alarms read. A shadow run passes False: it stays apart."""
+    """Every file of a run, or none; `input_errors` (the question file's bad records, see
+    flows.question_files) is written whenever given, empty when the file had none. With `ledger`,
+    the run's metrics are also added to the run ledger (quality/ledger.py) that drift alarms
+    read; a shadow run passes False: it stays apart."""
     final_dir = runs_dir / run_id
     tmp = runs_dir / f".tmp-{run_id}"
     shutil.rmtree(tmp, ignore_errors=True)  # left by a killed write of this same run: redo it
@@ -214,6 +227,7 @@ def write_run(
         run_column = pa.array([run_id] * result.final_answers.num_rows, pa.string())
         warnings = pa.array(question_warnings(result, store), pa.string())
         answers = result.final_answers.add_column(0, "run_id", run_column)
+        answers = answers.append_column("language", question_languages(result, store))
         pq.write_table(answers.append_column("warning", warnings), tmp / "answers.parquet")
         report_column = pa.array([run_id] * result.reports.num_rows, pa.string())
         pq.write_table(
@@ -236,6 +250,8 @@ def write_run(
             ),
             tmp / "trace.parquet",
         )
+        if input_errors is not None:
+            pq.write_table(input_errors, tmp / "input_errors.parquet")
         (tmp / "summary.json").write_text(json.dumps({"run_id": run_id, **summary}, indent=2))
         os.rename(tmp, final_dir)
     except BaseException:

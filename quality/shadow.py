@@ -338,7 +338,9 @@ def shadow_run(
     digest = file_digest(candidate_path)
     shadow_id = f"{started.strftime('%Y%m%dT%H%M%S%f')}-{digest[:8]}"
     summary = summarize(result, store, seconds)
-    folder = write_run(settings.runs_dir / SHADOW_FOLDER, shadow_id, result, store, summary, False)
+    folder = write_run(
+        settings.runs_dir / SHADOW_FOLDER, shadow_id, result, store, summary, ledger=False
+    )
     shadow = load_run(settings.runs_dir / SHADOW_FOLDER, shadow_id)
     comparison = compare_runs(base, shadow, load_verdicts(settings.store, verdicts_file, run_id))
     evals = eval_sets() if eval_sets else None

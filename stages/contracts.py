@@ -220,6 +220,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("question", pa.string()),
             ("principal", pa.string()),
             ("query_type", pa.string()),
+            ("language", pa.string()),  # ISO 639-1 as detected, `und` when unsure; null: unknown
         ]
     ),
     "eligibility": pa.schema(
@@ -434,6 +435,7 @@ REFUSAL_REASONS = (
     "no_permission",
     "stale_only",
     "conflicting_sources",
+    "unsupported_language",  # the question's language is one the corpus and models cannot serve
     "technical_error",
 )
 

@@ -49,16 +49,18 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stages import contracts
-from stages.common.text import MARKER_RE, STOPWORDS, cited_sentences
+from stages.common.figure_words import with_figure_words, words_after  # noqa: F401 - re-exported
+from stages.common.languages import SUPPORTED_LANGUAGES, is_served, unserved
+from stages.common.text import MARKER_RE, cited_sentences
 from stages.models import chat, settings
 from stages.models.cache import AnswerCache
 from stages.models.errors import LLMError
 
 NAME = "generation"
 # 1.4: the LLM prompt asks for a figure with the words around it; 1.5: a bare figure gets them
-VERSION = "1.7.1"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence; 1.7: a table
+VERSION = "1.8.0"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence; 1.7: a table
 # row line is one sentence, "ul." / "str." do not end one (stages/common/text.py); 1.7.1:
-# prose and a table row on one line split before the row
+# prose and a table row on one line split before the row; 1.8: unsupported_language refusals
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")
@@ -77,7 +79,8 @@ LOW_RELEVANCE_CAVEAT = "The available sources only partly match this question; p
 STALE_CAVEAT = "Some of these sources are older than the freshness window; newer terms may apply."
 
 
-MODEL_REFUSAL_REASONS = REFUSAL_REASONS[:-1]  # a model cannot have a technical error itself
+# a model cannot have a technical error itself, and the question's language is decided before it
+MODEL_REFUSAL_REASONS = REFUSAL_REASONS[:-2]
 LEGACY_LLM_KEYS = ("model_path", "model_sha256", "n_ctx", "n_threads", "base_url", "model")
 LEGACY_LLM_KEYS += ("api_key", "timeout_s", "connect_timeout_s", "http_retries", "backoff_s")
 LEGACY_LLM_KEYS += ("response_format",)
@@ -100,6 +103,8 @@ class Config(BaseModel):
     )
     # the model behind llama_cpp / openai_compatible (`backend` picks which one it is)
     llm: settings.LLMSettings = settings.LLMSettings()
+    # languages (ISO 639-1) the corpus and models serve; others: unsupported_language refusals
+    languages: list[str] = Field(default_factory=lambda: list(SUPPORTED_LANGUAGES))
 
     @model_validator(mode="before")
     @classmethod
@@ -234,60 +239,6 @@ def _normalized(text: str) -> str:
 def _as_sentence(text: str) -> str:
     text = " ".join(text.split())
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-# A whole answer that is a figure and its markers: "500,000 [E1]", "Two [E2].", "99.9 % [E1]"
-NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-BARE_FIGURE_ANSWER_RE = re.compile(
-    rf"^\s*((?:[€$£]\s?)?\d+(?:[.,:]\d+)*(?:\s?%)?|{'|'.join(NUMBER_WORDS)})"
-    r"\s*\.?\s*((?:\[E\d+\]\s*)+)\.?\s*$",
-    re.IGNORECASE,
-)
-FIGURE_WORDS = 3  # words taken after the figure at most: "two 90-minute onboarding sessions"
-# words that end the phrase, stopwords among them: "25 % below 99.0 %" is not a unit
-PHRASE_ENDS = STOPWORDS | frozenset(
-    re.findall(
-        r"\w+",
-        "above below under over after before within without per from into across between among "
-        "during until since through via than versus against about around near beyond up down "
-        "each every all any both some more less most least only also",
-    )
-)
-
-
-def words_after(figure: str, text: str) -> list[str]:
-    """The words the text writes right after each occurrence of the figure, up to a stopword
-    or a punctuation mark ("up to 500,000 rows per file" -> ["rows"])."""
-    pattern = rf"(?<![\w.,]){re.escape(figure)}(?![\w%]|[.,]\d)"
-    found = []
-    for match in re.finditer(pattern, text, re.IGNORECASE):
-        taken = []
-        for token in text[match.end() :].split()[:FIGURE_WORDS]:
-            word = token.rstrip(".,;:!?)")
-            if not re.fullmatch(r"[^\W_][\w-]*", word) or word.lower() in PHRASE_ENDS:
-                break
-            taken.append(word)
-            if word != token:  # a punctuation mark ends the phrase
-                break
-        found.append(" ".join(taken))
-    return found
-
-
-def with_figure_words(answer: str, evidence: dict[str, str]) -> str:
-    """A bare-figure answer with the words its cited evidence writes after the figure:
-    "500,000 [E1]" -> "500,000 rows [E1]". A figure alone does not say what it counts (issue 12:
-    the LLM answered "500,000" and "Two" where the evidence says "500,000 rows" and "two
-    90-minute sessions"). Unchanged unless every occurrence in the cited evidence has the same
-    words after it."""
-    match = BARE_FIGURE_ANSWER_RE.match(answer)
-    if not match:
-        return answer
-    figure, markers = match.group(1), match.group(2).strip()
-    cited = [evidence.get(i, "") for i in MARKER_RE.findall(markers)]
-    tails = {tail for text in cited for tail in words_after(figure, text)}
-    if len(tails) != 1 or not (tail := tails.pop()):
-        return answer
-    return f"{figure} {tail} {markers}"
 
 
 # ---------------------------------------------------------------- model backends
@@ -668,7 +619,11 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         if revisions is not None:
             request = request.model_copy(update=revisions[qid])
         started = time.perf_counter()
-        output = backend.generate(request)
+        if is_served(language := question.get("language"), tuple(config.languages)):
+            output = backend.generate(request)
+        else:  # said so, never "insufficient evidence"; `missing` names the language
+            output = refusal_output(request, "unsupported_language", "language-detection")
+            output.missing = [unserved(language, config.languages)]
         row = {
             "question_id": qid,
             "state": request.state,

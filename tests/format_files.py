@@ -154,3 +154,69 @@ def tickets_csv() -> bytes:
         ["K-9", "Printer", "Hal", "2026-04-02", "A new fuser unit for floor 3 arrives Friday."]
     )
     return out.getvalue().encode()
+
+
+# ---------------------------------------------------------------- mail
+
+CRANE_THREAD = [
+    {
+        "from": "Ola Hansen <ola@northwind.example>",
+        "to": "Kari Nilsen <kari@northwind.example>",
+        "date": "Fri, 20 Nov 2026 09:12:00 +0100",
+        "subject": "Replacement crane",
+        "body": "Kari, the tower crane at the Bergen site failed its inspection on 19 November. "
+        "Can you order a replacement?\n\nOla",
+    },
+    {
+        "from": "Kari Nilsen <kari@northwind.example>",
+        "to": "Ola Hansen <ola@northwind.example>",
+        "date": "Wed, 25 Nov 2026 14:02:00 +0100",
+        "subject": "Re: Replacement crane",
+        "body": "Ola, I asked Liebherr for a quote; it is attached.\n\nKari\n\n"
+        "On Fri, 20 Nov 2026 at 09:12, Ola Hansen <ola@northwind.example> wrote:\n"
+        "> Kari, the tower crane at the Bergen site failed its inspection on 19 November.\n"
+        "> Can you order a replacement?\n>\n> Ola\n",
+        "attachments": [("quote.csv", b"Item,Price\nLiebherr 172 EC-B tower crane,EUR 412000\n")],
+    },
+    {
+        "from": "Canteen <canteen@northwind.example>",
+        "to": "all@northwind.example",
+        "date": "Sun, 22 Nov 2026 08:00:00 +0100",
+        "subject": "Canteen menu",
+        "body": "Fish soup is served on Thursdays in the Bergen canteen.",
+    },
+    {
+        "from": "Kari Nilsen <kari@northwind.example>",
+        "to": "Ola Hansen <ola@northwind.example>",
+        "cc": "Site Office <site@northwind.example>",
+        "date": "Mon, 30 Nov 2026 10:30:00 +0100",
+        "subject": "RE: Re: Replacement crane",
+        "body": "The replacement crane will be delivered to the Bergen site on 14 December 2026.\n"
+        "\nKari\n\n-----Original Message-----\nFrom: Kari Nilsen\nSent: 25 November 2026\n"
+        "Ola, I asked Liebherr for a quote; it is attached.\n",
+    },
+]
+
+
+def mail_message(spec: dict) -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    for header in ("from", "to", "cc", "date", "subject"):
+        if spec.get(header):
+            message[header.capitalize()] = spec[header]
+    message.set_content(spec["body"])
+    if spec.get("html"):
+        message.add_alternative(spec["html"], subtype="html")
+    for name, data in spec.get("attachments", []):
+        message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return message.as_bytes()
+
+
+def mbox_bytes(specs: list[dict] = CRANE_THREAD) -> bytes:
+    parts = []
+    for spec in specs:
+        sender = spec["from"].split("<")[-1].rstrip(">")
+        body = mail_message(spec).replace(b"\nFrom ", b"\n>From ")
+        parts.append(b"From " + sender.encode() + b" Mon Nov 30 10:30:00 2026\n" + body + b"\n")
+    return b"".join(parts)

@@ -27,7 +27,12 @@ def corpus_files() -> dict[str, bytes]:
         "tickets.json": files.tickets_json(),
         "vpn.jsonl": files.tickets_jsonl(),
         "printer-tickets.csv": files.tickets_csv(),
+        "crane.mbox": files.mbox_bytes(),
     }
+
+
+# documents a file carries: a mail's attachments
+ATTACHMENTS = {"crane.mbox#attachment-1/quote.csv"}
 
 
 def write_corpus(root: Path, extra: dict[str, bytes] | None = None) -> Path:
@@ -65,7 +70,7 @@ def _labels(document: dict) -> dict[str, str]:
 
 
 def test_every_new_format_is_ingested_without_errors(ingested):
-    assert {d["path"] for d in ingested["documents"]} == set(corpus_files())
+    assert {d["path"] for d in ingested["documents"]} == set(corpus_files()) | ATTACHMENTS
     errors = [e for e in ingested["ingestion_errors"] if e["severity"] == "error"]
     assert errors == []
     for chunk in ingested["chunks"]:
@@ -313,6 +318,10 @@ QUESTIONS = {
     "ticket-csv": (
         "When does the new fuser unit for floor 3 arrive?",
         "ticket K-9, comment 2 by Hal, 2026-04-02",
+    ),
+    "mail": (
+        "When will the replacement crane be delivered to the Bergen site?",
+        "message 3 of thread 'Replacement crane', from Kari Nilsen, 2026-11-30",
     ),
 }
 

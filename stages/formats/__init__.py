@@ -10,6 +10,7 @@ point back into the original file.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,7 +58,9 @@ class ReadOptions:
     `config` is ingestion's Config; a setting not held here is read from it
     (`options.chunk_size`). `decode` turns bytes into text with ingestion's encoding rules (BOM,
     configured encodings, charset-normalizer) and records the encoding; readers of text formats
-    call `options.text(data)`. Warnings go to `warn`, the document's own title to `title_hint`.
+    call `options.text(data)`. Warnings go to `warn`, the document's own title to `title_hint`,
+    its own date (a mail's latest message) to `date_hint`, and files it carries (a mail's
+    attachments) to `attachments`, which ingestion reads as documents of their own.
     """
 
     path: str = ""
@@ -65,6 +68,8 @@ class ReadOptions:
     decode: Callable[[bytes], str] | None = None
     warnings: list[tuple[str, str]] = field(default_factory=list)
     title_hint: str | None = None
+    date_hint: dt.date | None = None
+    attachments: list[Any] = field(default_factory=list)  # e.g. stages.formats.mail.Attachment
 
     def __getattr__(self, name: str) -> Any:
         config = self.__dict__.get("config")
@@ -98,6 +103,8 @@ READER_MODULES: dict[str, str] = {
     ".srt": "stages.formats.subtitles",
     ".json": "stages.formats.tickets",
     ".jsonl": "stages.formats.tickets",
+    ".eml": "stages.formats.mail",
+    ".mbox": "stages.formats.mail",
 }
 
 

@@ -1,5 +1,6 @@
 """Anchors into the original file: laid out beside a document's text, resolved for a citation's
-span and named for a reader ("slide 3", "Prices!A4:C4", "00:01:02–00:01:09 (Ana)").
+span and named for a reader ("slide 3", "Prices!A4:C4", "00:01:02–00:01:09 (Ana)", "message 3
+of thread 'Replacement crane', from Kari Nilsen, 2026-11-30").
 
 An anchor span is {"start", "end", "anchor"}: document offsets and the anchor as JSON text, so
 every format's own keys fit one Arrow column. Blocks read by OCR add "origin" and "confidence" to
@@ -159,6 +160,13 @@ def anchor_label(anchor: dict[str, Any] | str | None) -> str | None:
 
 
 def _place(anchor: dict[str, Any]) -> str:
+    if "message" in anchor:  # stages.formats.mail
+        label = f"message {anchor['message']}"
+        if anchor.get("thread"):
+            label += f" of thread '{anchor['thread']}'"
+        if anchor.get("from"):
+            label += f", from {anchor['from']}"
+        return label + (f", {anchor['date']}" if anchor.get("date") else "")
     if "ticket" in anchor:
         label = f"ticket {anchor['ticket']}"
         comment = anchor.get("comment")

@@ -2,16 +2,17 @@
 
 md/html/txt/docx are read with unstructured; the formats with a reader in `stages.formats` by that
 reader: PDFs (text layer with pdfplumber), scanned pages and png/jpg/tiff images (offline OCR),
-pptx, xlsx, csv, vtt, srt and ticket exports in json/jsonl/csv. Tables are blocks of their own
-(`stages.formats.tables`), and the anchors the readers give (a page box, a slide, a cell range, a
-time range, a ticket comment) are kept beside the text in `documents.anchors` and
+pptx, xlsx, csv, vtt, srt, ticket exports in json/jsonl/csv and mail (.eml, .mbox: one section per
+message, each attachment a document of its own, `stages.formats.mail`). Tables are blocks of their
+own (`stages.formats.tables`), and the anchors the readers give (a page box, a slide, a cell range,
+a time range, a ticket comment, a mail message) are kept beside the text in `documents.anchors` and
 `chunks.anchors`, so a citation can point back into the original file; rows of html, docx and
 markdown tables are anchored as "table 2, row 3". Figures are described only from what is true
 offline: an html or markdown image and a docx picture by its alt text, an html `<figure>` by its
 `<figcaption>` and alt text, a PDF figure by its caption and the text OCR finds inside it
 (`stages.formats.pdf`); a picture with neither adds nothing. A vision model behind an
-OpenAI-compatible endpoint (the `vision` block, off by default) can add its own description of
-PDF figures, image files and pptx/docx pictures, marked as the model's (`stages.formats.figures`).
+OpenAI-compatible endpoint (the `vision` block, off by default) can add its own description of PDF
+figures, image files and pptx/docx pictures, marked as the model's (`stages.formats.figures`).
 
 Input is a snapshot of the corpus (`corpus_files`: path, size, sha256 and where to read the file),
 so the stage is a pure function of its input table and the cache key follows the content. A file
@@ -87,10 +88,11 @@ __all__ = [
 ]
 
 NAME = "ingestion"
-VERSION = "1.9.1"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations;
+VERSION = "1.10.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations;
 # 1.8: leading initials ("J. A. Hobson") do not end a sentence; 1.9: a text line that is a
 # table row ("City: Krakow; Address: ul. Floriańska 15; …") is one sentence when chunked;
-# 1.9.1: prose and a table row on one line split before the row
+# 1.9.1: prose and a table row on one line split before the row; 1.10: mail (.eml, .mbox), its
+# attachments as documents of their own
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False

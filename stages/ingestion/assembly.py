@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib
 import importlib.metadata
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -124,6 +125,7 @@ def plan(table: pa.Table, config: Config, identity: dict[str, Any]) -> _Plan:
             sha256=markers[path],
             size=sizes[path],
             meta=meta.model_dump(mode="json"),
+            defaulted=bool(default_warnings),
         )
         items.append(_Job(path, key, sizes[path], meta, default_warnings))
     missing_files = [
@@ -156,7 +158,9 @@ def ingest(table: pa.Table, config: Config, identity: dict[str, Any]) -> _Outcom
             info = cache.info(key)
         else:
             try:
-                part = _document_part(path, planned.reader, item.size, item.meta, config)
+                part = _document_part(
+                    path, planned.reader, item.size, item.meta, config, bool(item.default_warnings)
+                )
             except IngestError as exc:  # unreadable now: an error row, nothing to cache
                 errors.append(_error(path, exc.kind, str(exc)))
                 continue
@@ -227,7 +231,9 @@ def fill_partition(
         if job.key in cache or job.key in pending:
             continue
         try:
-            part = _document_part(job.path, planned.reader, job.size, job.meta, config)
+            part = _document_part(
+                job.path, planned.reader, job.size, job.meta, config, bool(job.default_warnings)
+            )
         except IngestError:
             continue
         if _is_transient(part.info):  # a failed remote model: `run` asks again, as in one process
@@ -282,9 +288,18 @@ def _reader_identity(path: str) -> str | None:
 
 
 def _document_part(
-    path: str, reader: _CorpusReader, size: int, meta: DocumentMeta, config: Config
+    path: str,
+    reader: _CorpusReader,
+    size: int,
+    meta: DocumentMeta,
+    config: Config,
+    defaulted: bool = False,
 ) -> parts_cache.Part:
     """One document's rows, or its parse error (the same bytes fail the same way again).
+
+    A file that carries files (a mail's attachments) adds one document per attachment to its
+    part. A document's own date (a mail's latest message) replaces the file's date, not a date
+    its catalog entry or sidecar gives (`defaulted`: the metadata are defaults).
 
     Raises IngestError only when the file cannot be read now, which is not worth caching."""
     over_budget = reader.hashes[path].startswith("size:") or size > config.max_file_bytes
@@ -295,12 +310,59 @@ def _document_part(
     except IngestError as exc:
         return parts_cache.Part({}, {"error": [exc.kind, str(exc)]})
     del data
+    if parsed.date_hint and (defaulted or not (meta.last_modified or meta.published_at)):
+        parsed.meta = meta.model_copy(update={"last_modified": parsed.date_hint})
+    carried, carried_warnings = _carried_documents(parsed, config)
+    everything = [parsed, *carried]
     tables = {
-        "documents": contracts.from_rows([_document_row(parsed, None)], "documents"),
-        "chunks": contracts.from_rows(_chunk_rows(parsed, config, None), "chunks"),
+        "documents": contracts.from_rows([_document_row(p, None) for p in everything], "documents"),
+        "chunks": contracts.from_rows(
+            [row for p in everything for row in _chunk_rows(p, config, None)], "chunks"
+        ),
     }
-    info = {"warnings": [list(w) for w in parsed.warnings], "encoding": parsed.encoding}
+    warnings = [list(w) for w in parsed.warnings + carried_warnings]
+    info = {"warnings": warnings, "encoding": parsed.encoding}
     return parts_cache.Part(tables, info)
+
+
+def _carried_documents(parsed, config: Config) -> tuple[list, list[tuple[str, str]]]:
+    """Each attachment of a mail as a document of its own: read by the reader for its type,
+    its doc id the mail's with `.attachment-N`, its title naming the message it came with,
+    dated by that message. An attachment that cannot be read is a warning on the mail."""
+    documents, warnings = [], []
+    for number, attachment in enumerate(parsed.attachments, start=1):
+        name = re.sub(r"[\\/\x00-\x1f]+", "_", attachment.filename).strip() or "attachment"
+        where = f"{name} ({attachment.described()})"
+        suffix = PurePosixPath(name).suffix.lower()
+        if suffix not in DOCUMENT_SUFFIXES:
+            reason = f"{where}: no parser for {suffix or 'no suffix'}"
+            warnings.append(("attachment_skipped", reason))
+            continue
+        date = attachment.date or parsed.meta.last_modified
+        meta = parsed.meta.model_copy(
+            update={
+                "path": None,
+                "doc_id": f"{parsed.meta.doc_id}.attachment-{number}",
+                "title": f"{name} (attachment to {attachment.described()})",
+                "published_at": attachment.date or parsed.meta.published_at,
+                "last_modified": date,
+                "subject": None,
+                "supersedes": [],
+                "doc_type": "mail_attachment",
+            }
+        )
+        path = f"{parsed.path}#attachment-{number}/{name}"
+        try:
+            document = parse_document(path, attachment.data, len(attachment.data), meta, config)
+        except IngestError as exc:
+            warnings.append(("attachment_error", f"{where}: {exc.kind}: {exc}"))
+            continue
+        if document.attachments:  # an attached mail's own attachments: one level is read
+            count = len(document.attachments)
+            warnings.append(("attachment_skipped", f"{where}: its {count} attachments not read"))
+        warnings.extend((kind, f"{where}: {message}") for kind, message in document.warnings)
+        documents.append(document)
+    return documents, warnings
 
 
 def _stamped(table: pa.Table, indexed_at: dt.datetime) -> pa.Table:

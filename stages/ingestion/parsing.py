@@ -5,6 +5,7 @@ document's normalized text with offsets and section paths.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import logging
 import re
@@ -40,6 +41,8 @@ class ParsedDocument:
     encoding: str | None = None  # of a text format; None for pdf / docx
     title_hint: str | None = None  # the HTML <title> or the PDF's title
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    date_hint: dt.date | None = None  # the document's own date (a mail's latest message)
+    attachments: list[Any] = field(default_factory=list)  # files it carries (mail attachments)
 
 
 @dataclass
@@ -49,6 +52,8 @@ class ParseNotes:
     encoding: str | None = None
     title_hint: str | None = None
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    date_hint: dt.date | None = None
+    attachments: list[Any] = field(default_factory=list)
 
 
 def _text_of(data: bytes, config: Config, notes: ParseNotes) -> str:
@@ -249,6 +254,8 @@ def parse_document(path: str, data: bytes | None, size: int, meta: DocumentMeta,
         encoding=notes.encoding,
         title_hint=notes.title_hint,
         warnings=notes.warnings,
+        date_hint=notes.date_hint,
+        attachments=notes.attachments,
     )
 
 
@@ -258,6 +265,7 @@ def _read(reader: Any, path: str, data: bytes, config: Config, notes: ParseNotes
     read = reader(data, options)
     notes.warnings.extend(options.warnings)
     notes.title_hint = notes.title_hint or options.title_hint
+    notes.date_hint, notes.attachments = options.date_hint, options.attachments
     for block in read:
         block.text = normalize_text(block.text)
     blocks = [b for b in read if b.text]
