@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 BASE_FILES = (ROOT / "configs" / "guardrails.yaml", ROOT / "configs" / "guardrails-fast.yaml")
 VERDICTS = ROOT / "bench" / ".cache" / "ragtruth_train_verdicts.jsonl"
