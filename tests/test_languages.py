@@ -113,6 +113,27 @@ def test_a_question_in_a_language_not_served_is_refused_as_unsupported_language(
     assert contracts.final_answer_problems(answer) == []
 
 
+def test_the_person_reads_which_language_was_not_served():
+    from stages.guardrails.answers import final_answer
+
+    generated = {
+        "state": "not_found",
+        "refusal_reason": "unsupported_language",
+        "missing": ["an answer in Spanish (es): the sources and models serve English (en)"],
+    }
+    final = final_answer(
+        {"question_id": "es", "question": "¿Cuánto cuesta?"},
+        {"status": "refused"},
+        generated,
+        {"action": "emit", "reasons": []},
+        None,
+    )
+    assert final["status"] == "refused"
+    assert "Spanish (es)" in final["rendered_answer"]
+    assert "English (en)" in final["rendered_answer"]
+    assert "available sources" in final["rendered_answer"]
+
+
 def test_a_configured_language_is_served():
     config = generation.Config(languages=["en", "es"])
     question = {

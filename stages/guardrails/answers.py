@@ -20,6 +20,7 @@ REFUSAL_TEMPLATES = {
     "stale_only": "The only sources on this are outdated, so I can't give a reliable answer.",
     "conflicting_sources": "The sources disagree on this, so I can't give a reliable answer.",
     "technical_error": "A technical problem prevented an answer. Please try again later.",
+    "unsupported_language": "I can't answer in this language from the available sources.",
 }
 
 
@@ -52,6 +53,9 @@ def final_answer(
         template = REFUSAL_TEMPLATES.get(
             generation["refusal_reason"], REFUSAL_TEMPLATES["insufficient_evidence"]
         )
+        if generation["refusal_reason"] == "unsupported_language" and generation["missing"]:
+            # the person reads which language was asked and which ones the sources serve
+            template = f"{template.rstrip('.')}: {generation['missing'][0]}."
         return _final(base, "refused", None, template, [])
     if report["action"] in ("block", "revise"):
         rendered = BLOCKED_TEMPLATE.format(
