@@ -13,6 +13,7 @@ import pytest
 from agents.serving import auth
 from agents.serving.engine import Engine
 from agents.serving.http_api import create_app, load_check_run
+from stages.models.chat import Cancelled
 from tests.agents_support import (
     FLAGSHIP,
     KEYS,
@@ -111,7 +112,7 @@ def test_request_limits_are_clear_4xx(api):
     assert too_long.status_code == 422
     assert too_long.json()["message"] == "query is 3000 characters; the limit is 2000"
     empty = post(api, "/v1/search", {"query": ""})
-    assert empty.status_code == 422 and empty.json()["message"].startswith("body.query:")
+    assert empty.status_code == 422 and empty.json()["message"].startswith("query:")
     big = httpx.post(
         f"{api}/v1/search",
         content=b'{"query": "' + b"a" * 70000 + b'"}',
@@ -121,7 +122,7 @@ def test_request_limits_are_clear_4xx(api):
     assert big.status_code == 413 and big.json()["error"] == "body_too_large"
 
 
-def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
+def test_timeouts_stop_the_work_and_free_capacity(engine, monkeypatch):
     slow = copy.copy(engine)
     slow.agents = engine.agents.model_copy(
         update={
@@ -131,11 +132,14 @@ def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
         }
     )
     slow._llm = threading.BoundedSemaphore(1)
-    release = threading.Event()
+    stopped: list[float] = []
 
-    def stuck(*args, **kwargs):
-        release.wait(5)
-        return engine.search(*args, **kwargs)
+    def stuck(*args, stop=None, **kwargs):
+        """Work that runs until its request's stop flag is set, as the LLM does per token."""
+        while not stop.is_set():
+            time.sleep(0.01)
+        stopped.append(time.monotonic())
+        raise Cancelled("stopped")
 
     monkeypatch.setattr(slow, "search", stuck)
     with serving(create_app(slow)) as url:
@@ -144,15 +148,21 @@ def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
         time.sleep(0.2)
         busy = post(url, "/v1/search", {"query": FLAGSHIP})
         assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
+        assert busy.json()["error"] == "too_many_requests"
         first.join()
+        asked = time.monotonic()
         timed_out = post(url, "/v1/search", {"query": FLAGSHIP})
-        assert timed_out.status_code == 408
+        answered = time.monotonic()
+        assert timed_out.status_code == 504  # the one timeout status, as docs and config say
+        assert timed_out.json()["error"] == "timeout"
         assert timed_out.json()["result"]["error_kind"] == "timeout"
-        release.set()
+        time.sleep(0.2)
+        assert len(stopped) == 2 and 0.4 < stopped[-1] - asked < answered - asked + 1.0
         with slow.llm_slot():  # the LLM path is taken: an answer waits 0.1 s, then 429
             queued = post(url, "/v1/answer", {"question": FLAGSHIP})
         assert queued.status_code == 429 and queued.json()["error"] == "llm_busy"
         assert queued.json()["result"]["status"] == "technical_error"
+        assert int(queued.headers["retry-after"]) >= 1
 
 
 def test_ground_tool_result_states(api):

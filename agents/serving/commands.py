@@ -100,8 +100,13 @@ def mcp(
     from agents.serving import mcp_server
 
     if transport is Transport.stdio:
+        from agents.serving.auth import AuthError
+
         engine = _engine(config, agents_config, set_)
-        mcp_server.serve_stdio(engine)
+        try:
+            mcp_server.serve_stdio(engine)
+        except AuthError as exc:  # a wrong GROUNDING_API_KEY: refused before serving anything
+            raise _fail(f"{exc} ({mcp_server.KEY_ENV})") from exc
         return
     import uvicorn
 

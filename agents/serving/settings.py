@@ -67,8 +67,12 @@ class AgentsConfig(BaseModel):
 
     instructions: Instructions
     confidence_check_query_types: list[str] = []
-    anonymous_principal: str | None = "employee"
+    # who a request without any credential is; None (the default when the config does not
+    # name one) refuses such requests with 401
+    anonymous_principal: str | None = None
     api_keys: dict[str, str] = {}  # sha256 hex of a key -> principal
+    # principals whose key may call POST /v1/reindex (never the anonymous one)
+    admin_principals: list[str] = []
     limits: Limits = Limits()
     http: Bind = Bind()
     mcp_http: Bind = Bind(port=8766)
