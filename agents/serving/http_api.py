@@ -234,6 +234,7 @@ def create_app(engine: Engine) -> FastAPI:
         f"credential is {f'the anonymous principal ({anonymous})' if anonymous else 'refused'}.",
         docs_url=None,  # the stock pages load their scripts from a CDN; /docs is served here
         redoc_url=None,
+        openapi_url=None,  # served below, behind the same credential check as the other pages
     )
     gate = Gate(limits.max_concurrent)
 
@@ -435,6 +436,10 @@ def create_app(engine: Engine) -> FastAPI:
         if not _presented(request) or who not in agents.admin_principals:
             raise ApiError(403, "forbidden", "re-indexing needs the key of an admin principal")
         return await asyncio.to_thread(engine.reindex)
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=open_page)
+    def openapi_schema() -> dict[str, Any]:
+        return app.openapi()
 
     @app.get("/docs", include_in_schema=False, dependencies=open_page)
     def docs_page() -> HTMLResponse:
