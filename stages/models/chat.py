@@ -413,6 +413,8 @@ class LlamaCppClient(ChatClient):
                 body = self.server.handle_chat_completions(request)
             else:  # a caller with a deadline: streamed, so it can stop at any token
                 body = _streamed_chat(self.server, request, stop)
+        except Cancelled:
+            raise
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"llama.cpp generation failed: {exc}") from exc
         return _completion_from(server_reply(body, "generation"))
