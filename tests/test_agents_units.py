@@ -381,3 +381,27 @@ def test_a_stopped_request_stops_the_model_at_its_next_token(monkeypatch):
     with chat.stop_when(threading.Event()):
         streamed = client.complete([{"role": "user", "content": "q"}], {})
     assert streamed.text == "xxxxx" and streamed.finish_reason == "stop"
+
+
+def test_a_wrong_stdio_key_is_refused_before_the_server_starts(agents, monkeypatch):
+    from types import SimpleNamespace
+
+    from agents.serving import mcp_server
+
+    keyed = agents.model_copy(update={"api_keys": {auth.key_hash("k1"): "hr_manager"}})
+    engine = SimpleNamespace(agents=keyed)
+    started: list[str | None] = []
+    monkeypatch.setattr(
+        mcp_server,
+        "create_server",
+        lambda e, key: SimpleNamespace(run=lambda t: started.append(key)),
+    )
+    monkeypatch.setenv(mcp_server.KEY_ENV, "wrong")
+    with pytest.raises(auth.AuthError):
+        mcp_server.serve_stdio(engine)
+    assert started == []
+    monkeypatch.setenv(mcp_server.KEY_ENV, "")  # empty: no credential, the anonymous principal
+    mcp_server.serve_stdio(engine)
+    monkeypatch.setenv(mcp_server.KEY_ENV, "k1")
+    mcp_server.serve_stdio(engine)
+    assert started == [None, "k1"]
