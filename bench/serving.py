@@ -1,4 +1,4 @@
-"""Serving agents (issue 43): the HTTP API under load, on the sample corpus, over loopback.
+"""Serving agents: the HTTP API under load, on the sample corpus, over loopback.
 
 The server is `grounding api` in a child process (its index loaded once), with an API key per
 principal of configs/principals.yaml (each sample question is asked as its own principal). The

@@ -9,6 +9,12 @@ semaphore with a bounded wait (`limits.llm_concurrency`, `llm_queue_wait_s`).
 
 `/v1/answer` runs the whole pipeline as `grounding ask` does (`flows.executor.run_stages`, with
 generation, guardrails and revise rounds), so its answer is the batch run's answer.
+
+The tables form a `Snapshot`; `reindex` builds the next one and swaps it in with one reference
+assignment, so a request finishes on the snapshot it began with. A search's `filters` mark
+documents ineligible after source selection (they narrow the principal's permissions, never
+widen them); `top_k` and a cursor bound to the search page through its sources. A caller's stop
+flag reaches the LLM (`stages.models.chat.stop_when`), which stops at its next token.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ class AgentsConfig(BaseModel):
     http: Bind = Bind()
     mcp_http: Bind = Bind(port=8766)
     agent: AgentLoop = AgentLoop()
-    # The agent-run check at /v1/check and the MCP tool check_answer (issue 42): fields of
+    # The agent-run check at /v1/check and the MCP tool check_answer: fields of
     # agents.checking.Config, e.g. {judge: llm}; {} is `grounding check`'s default
     check: dict[str, Any] = {}
 
