@@ -405,3 +405,36 @@ def test_a_wrong_stdio_key_is_refused_before_the_server_starts(agents, monkeypat
     monkeypatch.setenv(mcp_server.KEY_ENV, "k1")
     mcp_server.serve_stdio(engine)
     assert started == [None, "k1"]
+
+
+def test_the_corpus_watch_swaps_snapshots_and_survives_a_failed_round(agents):
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from agents.serving.engine import Engine
+
+    engine = Engine.__new__(Engine)
+    engine._reindexing = threading.Lock()
+    engine.agents = agents
+    tables = SimpleNamespace(num_rows=1)
+    engine.snapshot = SimpleNamespace(shared={"documents": tables, "chunks": tables})
+    rounds: list[int] = []
+
+    def load():
+        rounds.append(1)
+        if len(rounds) == 1:
+            raise OSError("store unreadable for a moment")
+        fresh = SimpleNamespace(num_rows=2)
+        return SimpleNamespace(shared={"documents": fresh, "chunks": fresh})
+
+    engine.load_snapshot = load
+    stopped = threading.Event()
+    thread = engine.watch(0.05, stopped)
+    deadline = time.monotonic() + 5
+    while engine.shared["documents"].num_rows != 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stopped.set()
+    thread.join(2)
+    assert engine.shared["documents"].num_rows == 2 and len(rounds) >= 2
+    assert not thread.is_alive()

@@ -54,6 +54,16 @@ def _engine(config: Path, agents_config: Path, overrides: list[str]):
     return Engine(settings, agents)
 
 
+def _watch(engine) -> None:
+    """The corpus watch of `limits.reindex_every_s`, when configured."""
+    import threading
+
+    every = engine.agents.limits.reindex_every_s
+    if every:
+        engine.watch(every, threading.Event())
+        typer.echo(f"re-indexing a changed corpus every {every:g} s", err=True)
+
+
 def _checked_bind(engine, host: str) -> None:
     from agents.serving.auth import StartError, check_start
 
@@ -82,6 +92,7 @@ def api(
     port = engine.agents.http.port if port is None else port
     _checked_bind(engine, host)
     typer.echo(f"grounding API on http://{host}:{port} (OpenAPI: /docs)", err=True)
+    _watch(engine)
     uvicorn.run(create_app(engine), host=host, port=port, log_level="warning")
 
 
@@ -115,6 +126,7 @@ def mcp(
     port = engine.agents.mcp_http.port if port is None else port
     _checked_bind(engine, host)
     typer.echo(f"grounding MCP on http://{host}:{port}/mcp", err=True)
+    _watch(engine)
     uvicorn.run(mcp_server.http_app(engine, host), host=host, port=port, log_level="warning")
 
 

@@ -166,6 +166,24 @@ class Engine:
             "seconds": round(time.perf_counter() - started, 3),
         }
 
+    def watch(self, every_s: float, stopped: threading.Event) -> threading.Thread:
+        """Re-index every `every_s` seconds until `stopped` is set (a daemon thread): a changed
+        corpus is served without a restart. A failed re-index keeps the current snapshot."""
+
+        def loop() -> None:
+            while not stopped.wait(every_s):
+                try:
+                    done = self.reindex()
+                except Exception:  # the served snapshot stays; the next round tries again
+                    log.exception("re-index failed; still serving the previous snapshot")
+                    continue
+                if done["changed"]:
+                    log.info("serving a new index snapshot: %s documents", done["documents"])
+
+        thread = threading.Thread(target=loop, name="reindex-watch", daemon=True)
+        thread.start()
+        return thread
+
     # ---------------------------------------------------------------- documents
 
     def readable(self, principal: str, doc_id: str, snapshot: Snapshot | None = None) -> bool:

@@ -47,6 +47,9 @@ class Limits(BaseModel):
     llm_concurrency: int = Field(1, ge=1)
     llm_queue_wait_s: float = Field(20.0, ge=0)
     answer_timeout_s: float = Field(120.0, gt=0)
+    # look for a changed corpus (after `grounding ingest`, or files added) this often and serve
+    # its new index snapshot; null: only on POST /v1/reindex
+    reindex_every_s: float | None = Field(None, ge=5)
 
 
 class Bind(BaseModel):
