@@ -71,6 +71,15 @@ def _checked_bind(engine, host: str) -> None:
         check_start(engine.agents, host, engine.principals)
     except StartError as exc:
         raise _fail(str(exc)) from exc
+    from agents.serving.auth import is_loopback
+
+    anonymous = engine.agents.anonymous_principal
+    if anonymous and not is_loopback(host):
+        typer.echo(
+            f"warning: requests without a key are served as {anonymous!r} on {host}; remove "
+            "anonymous_principal from the agents config unless that is meant",
+            err=True,
+        )
 
 
 def api(
@@ -81,8 +90,8 @@ def api(
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Serve the knowledge base as grounded tools over HTTP: /v1/search, /v1/answer, /v1/check,
-    /v1/ground-tool-result, /health; the OpenAPI page at /docs. Refuses a non-loopback --host
-    while configs/agents.yaml has no API keys."""
+    /v1/ground-tool-result, /v1/documents/{doc_id}, /v1/reindex, /health; the API page at /docs
+    (served offline). Refuses a non-loopback --host while configs/agents.yaml has no API keys."""
     import uvicorn
 
     from agents.serving.http_api import create_app
