@@ -1,4 +1,4 @@
-"""Serving agents (issue 43): the HTTP API under load, on the sample corpus, over loopback.
+"""Serving agents: the HTTP API under load, on the sample corpus, over loopback.
 
 The server is `grounding api` in a child process (its index loaded once), with an API key per
 principal of configs/principals.yaml (each sample question is asked as its own principal). The
@@ -7,9 +7,16 @@ bench process is the clients:
    sequentially, after a warm-up; p50 / p95.
 2. /v1/search with the LLM's confidence check on a critical query type (pricing): p50 over the
    first `CHECKED` pricing questions, after one warm-up call that loads the model.
-3. The soak: 16 concurrent clients, 2,000 searches in all (the sample questions round-robin, no
-   LLM): errors (any non-200, any technical_error), searches/s, and the server's RSS before and
-   after (VmRSS of the child, after the warm-up).
+3. The soak: 16 concurrent clients, 2,000 requests in all, mixing searches (the sample
+   questions round-robin, no LLM), answers (every 100th) and run checks (every 25th): errors (any
+   status but 200 and 429, any technical_error but rate_limit), 429s counted apart, requests/s,
+   p95 per endpoint, and the server's RSS before and after (VmRSS of the child once the model is
+   loaded); flat means within 10 %.
+5. Start: seconds from `grounding api` spawned to /health answering, on the built sample store;
+   RSS with the model loaded.
+6. Cancellation: a generation stopped after its first tokens (the packaged GGUF in this
+   process): seconds from the stop flag to the call returning and to llama.cpp's slot idle, and
+   the token interval at the time (on a loaded machine both scale with it).
 4. Tool-result states against `grounding run`: the same questions through the whole pipeline
    (flows.executor.run_stages, the batch run) as each one's principal; a tool result agrees when
    success / low_relevance meets an answered question and not_found meets a refused or blocked
@@ -20,6 +27,7 @@ bench process is the clients:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -35,7 +43,7 @@ import yaml
 from bench import common
 
 NAME = "serving"
-DESCRIPTION = "HTTP API: /v1/search p50/p95, 16 clients x 2,000 searches, RSS, states vs run"
+DESCRIPTION = "HTTP API: /v1/search p50/p95, a 16-client mixed soak, RSS, start, cancel, states"
 CLIENTS = 16
 SEARCHES = 2000
 CHECKED = 8
@@ -46,8 +54,13 @@ TARGETS = {
     "soak_errors": 0,
     "soak_searches_per_s": 40,
     "rss_growth_mb": 50,
+    "rss_growth_pct": 10,
+    "rss_loaded_mb": 1536,
+    "start_s": 10,
+    "stop_to_return_s": 1.0,
     "states_agreement": 0.95,
 }
+ANSWER_EVERY, CHECK_EVERY = 100, 25
 WORK = common.CACHE / "serving"
 
 
@@ -90,7 +103,7 @@ def _batch_run(store: Path, questions: list[dict]) -> dict[str, dict]:
     }
 
 
-def _start_server(store: Path, agents: Path, port: int) -> subprocess.Popen:
+def _start_server(store: Path, agents: Path, port: int) -> tuple[subprocess.Popen, float]:
     command = [
         str(Path(sys.executable).parent / "grounding"),
         "api",
@@ -101,12 +114,13 @@ def _start_server(store: Path, agents: Path, port: int) -> subprocess.Popen:
         "--set",
         f"store={store}",
     ]
+    started = time.monotonic()
     server = subprocess.Popen(command, cwd=common.ROOT, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 300
+    deadline = started + 300
     while time.monotonic() < deadline:
         try:
             httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).raise_for_status()
-            return server
+            return server, round(time.monotonic() - started, 2)
         except httpx.HTTPError:
             if server.poll() is not None:
                 raise RuntimeError("grounding api exited before it served") from None
@@ -127,26 +141,62 @@ def _search(client: httpx.Client, question: dict, keys: dict, check: bool | None
     return seconds, response.status_code, status
 
 
+RUN = {
+    "question": "How much does the Enterprise plan cost per user per month?",
+    "tool_results": [{"tool": "search_knowledge_base", "content": "Enterprise: €49 a user."}],
+    "answer": "The Enterprise plan costs €49 per user per month.",
+}
+
+
+def _request(client: httpx.Client, n: int, question: dict, keys: dict) -> tuple:
+    """Request number `n` of the soak: an answer, a run check or (mostly) a search."""
+    headers = {"Authorization": f"Bearer {keys[question['principal']]}"}
+    if n % ANSWER_EVERY == ANSWER_EVERY - 1:
+        path, body = "/v1/answer", {"question": question["question"]}
+    elif n % CHECK_EVERY == CHECK_EVERY - 1:
+        path, body = "/v1/check", {"run": RUN}
+    else:
+        path = "/v1/search"
+        body = {"query": question["question"], "query_type": question.get("query_type")}
+        body["confidence_check"] = False
+    started = time.perf_counter()
+    response = client.post(path, json=body, headers=headers)
+    seconds = time.perf_counter() - started
+    is_json = response.headers.get("content-type", "").startswith("application/json")
+    reply = response.json() if is_json else {}
+    result = reply.get("result") if path == "/v1/answer" else reply
+    status = (result or {}).get("status") if isinstance(result, dict) else None
+    kind = (result or {}).get("error_kind") if isinstance(result, dict) else None
+    return path, seconds, response.status_code, status, kind
+
+
 def _soak(url: str, questions: list[dict], keys: dict) -> dict[str, Any]:
-    """CLIENTS threads, SEARCHES searches in all, each thread its own connection."""
+    """CLIENTS threads, SEARCHES requests in all (mixed), each thread its own connection."""
     errors: list[str] = []
-    seconds: list[float] = []
+    busy = 0
+    seconds: dict[str, list[float]] = {}
     lock = threading.Lock()
     per_client = [list(range(i, SEARCHES, CLIENTS)) for i in range(CLIENTS)]
 
     def client_loop(numbers: list[int]) -> None:
-        with httpx.Client(base_url=url, timeout=60) as client:
+        nonlocal busy
+        with httpx.Client(base_url=url, timeout=300) as client:
             for n in numbers:
                 try:
-                    took, code, status = _search(client, questions[n % len(questions)], keys, False)
+                    path, took, code, status, kind = _request(
+                        client, n, questions[n % len(questions)], keys
+                    )
                 except httpx.HTTPError as exc:
                     with lock:
                         errors.append(type(exc).__name__)
                     continue
                 with lock:
-                    seconds.append(took)
-                    if code != 200 or status == "technical_error":
-                        errors.append(f"{code} {status}")
+                    if code == 429:
+                        busy += 1
+                        continue
+                    seconds.setdefault(path, []).append(took)
+                    if code != 200 or (status == "technical_error" and kind != "rate_limit"):
+                        errors.append(f"{path} {code} {status}")
 
     threads = [threading.Thread(target=client_loop, args=(n,)) for n in per_client]
     started = time.perf_counter()
@@ -155,14 +205,79 @@ def _soak(url: str, questions: list[dict], keys: dict) -> dict[str, Any]:
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - started
+    everything = [t for times in seconds.values() for t in times]
     return {
         "clients": CLIENTS,
         "searches": SEARCHES,
+        "requests": SEARCHES,
         "errors": len(errors),
         "error_kinds": sorted(set(errors))[:10],
+        "busy_429": busy,
         "wall_s": round(wall, 2),
         "searches_per_s": round(SEARCHES / wall, 1),
-        "latency": common.latency_stats(seconds),
+        "latency": common.latency_stats(everything),
+        "latency_by_path": {p: common.latency_stats(t) for p, t in sorted(seconds.items())},
+    }
+
+
+def _cancel_probe() -> dict[str, Any]:
+    """A long generation stopped after its first tokens: seconds from the stop flag to the call
+    returning and to the slot idle (llama.cpp's own metrics), and the token interval."""
+    import re
+
+    import xllamacpp
+
+    from stages.models import chat
+    from stages.models.files import DEFAULT_MODEL_PATH
+
+    stamps: list[float] = []
+
+    class Timed:  # the server, with the time of every streamed token
+        def handle_chat_completions(self, request, callback=None):
+            def on_token(chunk):
+                stamps.append(time.perf_counter())
+                return callback(chunk)
+
+            return server.handle_chat_completions(request, on_token)
+
+    class TimedClient(chat.LlamaCppClient):
+        @property
+        def server(self):
+            return Timed()
+
+    client = TimedClient(common.ROOT / DEFAULT_MODEL_PATH, max_tokens=400)
+    params = chat.server_params(str(client.model_path), 4096, None)
+    params.endpoint_metrics = True  # llama.cpp's own account of requests in progress
+    server = xllamacpp.Server(params)
+    schema = {"type": "object", "properties": {"story": {"type": "string"}}}
+    messages = [{"role": "user", "content": 'Write a 400-word story as JSON {"story": ...}.'}]
+    stop, ended = threading.Event(), []
+
+    def generate() -> None:
+        with chat.stop_when(stop), contextlib.suppress(chat.Cancelled):
+            client.complete(messages, schema)
+        ended.append(time.perf_counter())
+
+    worker = threading.Thread(target=generate)
+    worker.start()
+    while len(stamps) < 6 and worker.is_alive():
+        time.sleep(0.01)
+    stopped = time.perf_counter()
+    stop.set()
+    worker.join()
+    idle = None
+    while time.perf_counter() - stopped < 60:
+        found = re.search(r"requests_processing\s+([0-9.]+)", str(server.handle_metrics()))
+        if found and float(found.group(1)) == 0:
+            idle = time.perf_counter() - stopped
+            break
+        time.sleep(0.02)
+    gaps = sorted(b - a for a, b in zip(stamps[1:], stamps[2:], strict=False))
+    return {
+        "tokens_before_stop": len(stamps),
+        "token_interval_s": round(gaps[len(gaps) // 2], 3) if gaps else None,
+        "stop_to_return_s": round(ended[0] - stopped, 3),
+        "stop_to_slot_idle_s": None if idle is None else round(idle, 3),
     }
 
 
@@ -176,7 +291,7 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
         common.console.print("  the batch run (grounding run's decisions)…")
         batch = _batch_run(store, questions)
         port = _free_port()
-        server = _start_server(store, agents, port)
+        server, start_s = _start_server(store, agents, port)
         url = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(base_url=url, timeout=120) as client:
@@ -193,12 +308,14 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
                     took, code, status = _search(client, question, keys, None)
                     if number:  # the first call loads the GGUF
                         checked.append(took)
-                rss_before = _rss_mb(server.pid)
+                rss_before = _rss_mb(server.pid)  # the model is loaded: the checked searches
                 soak = _soak(url, questions, keys)
                 rss_after = _rss_mb(server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
+    common.console.print("  cancellation of a generation…")
+    cancel = _cancel_probe()
     agreement = _agreement(questions, states, batch)
     search = common.latency_stats(timed)
     checked_stats = common.latency_stats(checked)
@@ -214,7 +331,11 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
             "rss_before_mb": rss_before,
             "rss_after_mb": rss_after,
             "rss_growth_mb": round(rss_after - rss_before, 1),
+            "rss_growth_pct": round(100 * (rss_after - rss_before) / rss_before, 1),
         },
+        "start_s": start_s,
+        "rss_loaded_mb": rss_before,
+        "cancel": cancel,
         "states": agreement,
         "met": {
             "search_p50": search["p50_ms"] <= TARGETS["search_p50_ms"],
@@ -223,6 +344,10 @@ def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
             "soak_errors": soak["errors"] == 0,
             "soak_throughput": soak["searches_per_s"] >= TARGETS["soak_searches_per_s"],
             "rss_growth": rss_after - rss_before <= TARGETS["rss_growth_mb"],
+            "rss_flat": abs(rss_after - rss_before) <= rss_before * TARGETS["rss_growth_pct"] / 100,
+            "rss_loaded": rss_before <= TARGETS["rss_loaded_mb"],
+            "start": start_s <= TARGETS["start_s"],
+            "cancel": cancel["stop_to_return_s"] <= TARGETS["stop_to_return_s"],
             "states": agreement["agreement"] >= TARGETS["states_agreement"],
         },
     }
@@ -268,9 +393,18 @@ def summarize(result: dict[str, Any]) -> str:
             "≤ 80 / 250",
         ),
         ("/v1/search, confidence check (pricing) p50", f"{c['p50_s']:.2f} s", "≤ 2.5 s"),
-        (f"{k['clients']} clients, {k['searches']:,} searches: errors", k["errors"], "0"),
-        ("searches/s", k["searches_per_s"], "≥ 40"),
-        ("server RSS growth after the soak", f"{k['rss_growth_mb']} MB", "≤ 50 MB"),
+        (f"{k['clients']} clients, {k['searches']:,} mixed requests: errors", k["errors"], "0"),
+        ("… refused busy (429, not an error)", k.get("busy_429", 0), ""),
+        ("… p95", f"{k['latency']['p95_ms']:.0f} ms", ""),
+        ("requests/s", k["searches_per_s"], "≥ 40"),
+        ("server RSS growth after the soak", f"{k['rss_growth_mb']} MB", "≤ 50 MB, 10 %"),
+        ("server RSS with the model loaded", f"{result.get('rss_loaded_mb')} MB", "≤ 1,536 MB"),
+        ("start to /health", f"{result.get('start_s')} s", "≤ 10 s"),
+        (
+            "stop flag to the model call returning",
+            f"{result.get('cancel', {}).get('stop_to_return_s')} s",
+            "≤ 1 s",
+        ),
         ("tool-result states as `grounding run` decides", f"{st['agreement']:.1%}", "≥ 95 %"),
     ]
     lines = ["| measure | measured | target |", "|---|---:|---:|"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 import threading
 import time
@@ -13,6 +14,7 @@ import pytest
 from agents.serving import auth
 from agents.serving.engine import Engine
 from agents.serving.http_api import create_app, load_check_run
+from stages.models.chat import Cancelled
 from tests.agents_support import (
     FLAGSHIP,
     KEYS,
@@ -111,7 +113,7 @@ def test_request_limits_are_clear_4xx(api):
     assert too_long.status_code == 422
     assert too_long.json()["message"] == "query is 3000 characters; the limit is 2000"
     empty = post(api, "/v1/search", {"query": ""})
-    assert empty.status_code == 422 and empty.json()["message"].startswith("body.query:")
+    assert empty.status_code == 422 and empty.json()["message"].startswith("query:")
     big = httpx.post(
         f"{api}/v1/search",
         content=b'{"query": "' + b"a" * 70000 + b'"}',
@@ -121,7 +123,7 @@ def test_request_limits_are_clear_4xx(api):
     assert big.status_code == 413 and big.json()["error"] == "body_too_large"
 
 
-def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
+def test_timeouts_stop_the_work_and_free_capacity(engine, monkeypatch):
     slow = copy.copy(engine)
     slow.agents = engine.agents.model_copy(
         update={
@@ -131,11 +133,14 @@ def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
         }
     )
     slow._llm = threading.BoundedSemaphore(1)
-    release = threading.Event()
+    stopped: list[float] = []
 
-    def stuck(*args, **kwargs):
-        release.wait(5)
-        return engine.search(*args, **kwargs)
+    def stuck(*args, stop=None, **kwargs):
+        """Work that runs until its request's stop flag is set, as the LLM does per token."""
+        while not stop.is_set():
+            time.sleep(0.01)
+        stopped.append(time.monotonic())
+        raise Cancelled("stopped")
 
     monkeypatch.setattr(slow, "search", stuck)
     with serving(create_app(slow)) as url:
@@ -144,15 +149,21 @@ def test_timeouts_concurrency_and_the_llm_queue(engine, monkeypatch):
         time.sleep(0.2)
         busy = post(url, "/v1/search", {"query": FLAGSHIP})
         assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
+        assert busy.json()["error"] == "too_many_requests"
         first.join()
+        asked = time.monotonic()
         timed_out = post(url, "/v1/search", {"query": FLAGSHIP})
-        assert timed_out.status_code == 408
+        answered = time.monotonic()
+        assert timed_out.status_code == 504  # the one timeout status, as docs and config say
+        assert timed_out.json()["error"] == "timeout"
         assert timed_out.json()["result"]["error_kind"] == "timeout"
-        release.set()
+        time.sleep(0.2)
+        assert len(stopped) == 2 and 0.4 < stopped[-1] - asked < answered - asked + 1.0
         with slow.llm_slot():  # the LLM path is taken: an answer waits 0.1 s, then 429
             queued = post(url, "/v1/answer", {"question": FLAGSHIP})
         assert queued.status_code == 429 and queued.json()["error"] == "llm_busy"
         assert queued.json()["result"]["status"] == "technical_error"
+        assert int(queued.headers["retry-after"]) >= 1
 
 
 def test_ground_tool_result_states(api):
@@ -235,3 +246,118 @@ def test_public_bind_without_keys_is_refused(engine):
     unknown = engine.agents.model_copy(update={"anonymous_principal": "nobody"})
     with pytest.raises(auth.StartError, match="nobody"):
         auth.check_start(unknown, "127.0.0.1", engine.principals)
+
+
+def test_top_k_and_the_cursor_page_through_the_sources(api):
+    query = {"query": FLAGSHIP}
+    whole = post(api, "/v1/search", query).json()
+    assert whole["next_cursor"] is None and len(whole["sources"]) >= 3
+    first = post(api, "/v1/search", {**query, "top_k": 2}).json()
+    assert len(first["sources"]) == 2 and first["next_cursor"]
+    second = post(api, "/v1/search", {**query, "top_k": 2, "cursor": first["next_cursor"]}).json()
+    ids = [s["evidence_id"] for s in first["sources"] + second["sources"]]
+    assert len(set(ids)) == len(ids) and second["sources"]
+    spans = [(s["span"]["doc_id"], s["span"]["char_start"]) for s in whole["sources"]]
+    paged = [(s["span"]["doc_id"], s["span"]["char_start"]) for s in first["sources"]]
+    assert paged == spans[:2]
+    other = post(api, "/v1/search", {"query": "hotel limit", "cursor": first["next_cursor"]})
+    assert other.status_code == 422 and "another search" in other.json()["message"]
+    forged = post(api, "/v1/search", {**query, "cursor": "eyJvIjogMX0"})
+    assert forged.status_code == 422 and forged.json()["error"] == "invalid_request"
+
+
+def test_filters_narrow_the_search(api, engine):
+    docs = {r["doc_id"]: r for r in engine.shared["documents"].to_pylist()}
+    price = post(
+        api, "/v1/search", {"query": FLAGSHIP, "filters": {"doc_types": ["price_list"]}}
+    ).json()
+    assert price["sources"]
+    assert {docs[s["span"]["doc_id"]]["doc_type"] for s in price["sources"]} == {"price_list"}
+    later = post(
+        api, "/v1/search", {"query": FLAGSHIP, "filters": {"published_after": "2099-01-01"}}
+    ).json()
+    assert later["status"] == "not_found" and later["sources"] == []
+    only = sorted(readable_docs(engine, "employee"))[:2]
+    pinned = post(api, "/v1/search", {"query": FLAGSHIP, "filters": {"doc_ids": only}}).json()
+    assert {s["span"]["doc_id"] for s in pinned["sources"]} <= set(only)
+    tiers = {r["trust_tier"] for r in docs.values()}
+    tier = sorted(tiers)[0]
+    tiered = post(api, "/v1/search", {"query": FLAGSHIP, "filters": {"trust_tiers": [tier]}})
+    assert {docs[s["span"]["doc_id"]]["trust_tier"] for s in tiered.json()["sources"]} <= {tier}
+
+
+def test_a_source_uri_opens_its_span_with_its_section(api):
+    found = post(api, "/v1/search", {"query": FLAGSHIP, "query_type": "pricing"}).json()
+    source = found["sources"][0]
+    doc_id, where = source["uri"].removeprefix("doc://").split("#")
+    start, end = (int(n) for n in where.split("-"))
+    assert (doc_id, start, end) == (
+        source["span"]["doc_id"],
+        source["span"]["char_start"],
+        source["span"]["char_end"],
+    )
+    opened = httpx.get(f"{api}/v1/documents/{doc_id}", params={"start": start, "end": end})
+    body = opened.json()
+    assert opened.status_code == 200 and body["uri"] == source["uri"]
+    assert "€49" in body["span"]["text"] and body["span"]["text"] in body["context"]["text"]
+    assert body["context"]["char_start"] <= start and body["context"]["char_end"] >= end
+    bad = httpx.get(f"{api}/v1/documents/{doc_id}", params={"start": 9, "end": 3})
+    assert bad.status_code == 422 and bad.json()["error"] == "invalid_request"
+
+
+def test_reindex_serves_a_changed_corpus_atomically(shared_store, tmp_path_factory):
+    """A document added to the corpus is served after POST /v1/reindex; a search that began
+    before the swap finishes on the snapshot it began with."""
+    import shutil
+
+    from tests.conftest import ROOT, load_test_config
+
+    folder = tmp_path_factory.mktemp("live")
+    shutil.copytree(ROOT / "data" / "sample" / "docs", folder / "docs")
+    shutil.copytree(shared_store / "artifacts", folder / "artifacts")
+    engine = make_engine(shared_store, tmp_path_factory, admin_principals=["support_agent"])
+    engine.config = load_test_config(folder, corpus=str(folder / "docs"))
+    engine.store = engine.config.artifact_store()
+    engine.snapshot = engine.load_snapshot()
+    question = "What is the Zorblax widget recall code?"
+    (folder / "docs" / "policies" / "zorblax-recall.md").write_text(
+        "# Zorblax widget recall\n\nThe Zorblax widget recall code is ZX-4417. Return every "
+        "Zorblax widget bought before March with the recall code ZX-4417 on the parcel.\n"
+    )
+    catalog = folder / "docs" / "catalog.yaml"
+    catalog.write_text(
+        catalog.read_text() + "\n  - path: policies/zorblax-recall.md\n    doc_id: zorblax-recall\n"
+        "    title: Zorblax widget recall\n    version: '1'\n    published_at: 2026-10-01\n"
+        "    permission_set: [everyone]\n    trust_tier: canonical\n    doc_type: policy\n"
+    )
+    admin = {"Authorization": f"Bearer {KEYS['support_agent']}"}
+    with serving(create_app(engine)) as url:
+        before = post(url, "/v1/search", {"query": question}).json()
+        assert "ZX-4417" not in json.dumps(before)
+        old = engine.snapshot
+        began, release, used = threading.Event(), threading.Event(), []
+        run_stages = engine.run_search_stages
+
+        def held(tables, *args, **kwargs):  # a search in flight while the index is swapped
+            used.append(tables["chunks"])
+            began.set()
+            release.wait(30)
+            return run_stages(tables, *args, **kwargs)
+
+        engine.run_search_stages = held
+        in_flight = threading.Thread(target=lambda: post(url, "/v1/search", {"query": question}))
+        in_flight.start()
+        began.wait(30)
+        engine.run_search_stages = run_stages
+        done = httpx.post(f"{url}/v1/reindex", headers=admin, timeout=600)
+        release.set()
+        in_flight.join()
+        assert done.status_code == 200 and done.json()["changed"] is True
+        assert engine.snapshot is not old
+        assert used == [old.shared["chunks"]]  # it finished on the snapshot it began with
+        after = post(url, "/v1/search", {"query": question}).json()
+        assert after["status"] in ("success", "low_relevance")
+        assert "ZX-4417" in after["content"]
+        assert engine.snapshot.shared["documents"].num_rows == (
+            old.shared["documents"].num_rows + 1
+        )

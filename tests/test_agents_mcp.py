@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 
+import httpx
 import httpx2
 import jsonschema
 import pytest
@@ -115,18 +116,120 @@ def test_no_permission_leak_for_any_principal_over_mcp(mcp_url, engine):
     assert [leak for _, leaks in totals for leak in leaks] == []
 
 
-def test_a_wrong_key_gets_the_auth_instruction(mcp_url):
-    async def wrong():
-        headers = {"X-API-Key": "not-a-key"}
+def test_a_wrong_key_is_refused_at_connect(mcp_url):
+    async def connect(headers: dict[str, str]):
         transport = streamable_http_client(
-            mcp_url, http_client=httpx2.AsyncClient(headers=headers, timeout=120)
+            mcp_url, http_client=httpx2.AsyncClient(headers=headers, timeout=30)
         )
         async with Client(transport) as session:
-            return await session.call_tool("search_knowledge_base", {"query": FLAGSHIP})
+            return await session.list_tools()
 
-    result = asyncio.run(wrong())
-    assert result.is_error and result.structured_content["error_kind"] == "auth"
-    assert result.structured_content["sources"] == []
+    for headers in (
+        {"X-API-Key": "not-a-key"},
+        {"Authorization": "Basic dXNlcjpwYXNz"},
+        {"Authorization": "Bearer"},
+    ):
+        with pytest.raises(Exception):  # noqa: B017 - the SDK's own error for a refused connect
+            asyncio.run(connect(headers))
+    raw = httpx.post(
+        mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        headers={"Authorization": "Basic dXNlcjpwYXNz", "accept": "application/json"},
+        timeout=30,
+    )
+    assert raw.status_code == 401 and raw.headers["www-authenticate"] == "Bearer"
+    assert raw.json()["error"] == "unauthorized" and "dXNlcjpwYXNz" not in raw.text
+
+
+def test_unknown_and_blank_arguments_are_refused_in_plain_words(mcp_url):
+    async def calls():
+        async with client(mcp_url) as session:
+            extra = await session.call_tool(
+                "search_knowledge_base", {"query": FLAGSHIP, "principal": "hr_manager"}
+            )
+            blank = await session.call_tool("search_knowledge_base", {"query": "   "})
+            wrong = await session.call_tool(
+                "search_knowledge_base", {"query": FLAGSHIP, "query_type": "gossip"}
+            )
+            return extra, blank, wrong
+
+    extra, blank, wrong = asyncio.run(calls())
+    for result in (extra, blank, wrong):
+        assert result.is_error is True
+        body = result.structured_content
+        assert body["error"] == "invalid_request" and set(body) == {"error", "message"}
+        for noise in ("http", "pydantic", "traceback", "input_value"):
+            assert noise not in body["message"].lower()
+    assert "principal" in extra.structured_content["message"]
+    assert blank.structured_content["message"].startswith("query:")
+    assert wrong.structured_content["message"].startswith("query_type:")
+
+
+def test_every_tool_declares_an_output_schema_its_results_meet(mcp_url):
+    async def listed():
+        async with client(mcp_url) as session:
+            tools = (await session.list_tools()).tools
+            found = await session.call_tool("search_knowledge_base", {"query": FLAGSHIP})
+            return tools, found
+
+    tools, found = asyncio.run(listed())
+    for tool in tools:
+        assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+    search = next(t for t in tools if t.name == "search_knowledge_base")
+    jsonschema.validate(found.structured_content, search.output_schema)
+
+
+def test_cited_span_resource_under_the_callers_permissions(mcp_url, engine):
+    async def read(principal: str | None, uri: str):
+        async with client(mcp_url, principal) as session:
+            return await session.read_resource(uri)
+
+    found = asyncio.run(call(mcp_url, "search_knowledge_base", {"query": FLAGSHIP}))
+    source = found.structured_content["sources"][0]
+    opened = asyncio.run(read(None, source["uri"]))
+    body = json.loads(opened.contents[0].text)
+    assert body["doc_id"] == source["span"]["doc_id"] and body["span"]["text"] in source["text"]
+    assert source["text"] in body["context"]["text"]
+    hr_only = sorted(readable_docs(engine, "hr_manager") - readable_docs(engine, "employee"))[0]
+    allowed = asyncio.run(read("hr_manager", f"doc://{hr_only}#0-50"))
+    assert json.loads(allowed.contents[0].text)["doc_id"] == hr_only
+    with pytest.raises(Exception) as refused:  # noqa: B017 - the SDK's resource error
+        asyncio.run(read("employee", f"doc://{hr_only}#0-50"))
+    with pytest.raises(Exception) as missing:  # noqa: B017
+        asyncio.run(read("employee", "doc://no-such-document#0-50"))
+    assert str(refused.value).replace(hr_only, "X") == str(missing.value).replace(
+        "no-such-document", "X"
+    )
+    secret = engine.span("hr_manager", hr_only, 0, 50)["span"]["text"]
+    assert secret.strip() and secret not in str(refused.value)
+
+
+def test_answer_sends_progress_notifications(engine, monkeypatch):
+    import time
+
+    def slow_answer(question, principal, query_type=None, stop=None):
+        time.sleep(2.5)
+        return {"answer": {"status": "answered", "answer": "x"}, "report": {"action": "emit"}}
+
+    monkeypatch.setattr(engine, "answer", slow_answer)
+    monkeypatch.setattr(mcp_server, "PROGRESS_EVERY_S", 1.0)
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async def ask(url: str):
+        async with client(url) as session:
+            return await session.call_tool(
+                "answer_with_citations", {"question": FLAGSHIP}, progress_callback=progress
+            )
+
+    with serving(mcp_server.http_app(engine, "127.0.0.1")) as url:
+        result = asyncio.run(ask(f"{url}/mcp"))
+    assert result.is_error is False and result.structured_content["answer"]["answer"] == "x"
+    assert len(seen) >= 3 and seen[0][0] == 0 and seen[-1][0] == seen[-1][1]
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
 
 
 def test_check_answer_calls_the_agent_run_detector(mcp_url):

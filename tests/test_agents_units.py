@@ -105,6 +105,8 @@ def test_keys_must_be_stored_hashed_and_map_to_principals(agents):
     assert auth.principal_for(keyed, "k1") == "hr_manager"
     assert auth.principal_for(keyed, None) == "employee"
     with pytest.raises(auth.AuthError):
+        auth.principal_for(keyed, "")
+    with pytest.raises(auth.AuthError):
         auth.principal_for(keyed, "k2")
     closed = keyed.model_copy(update={"anonymous_principal": None})
     with pytest.raises(auth.AuthError, match="required"):
@@ -264,3 +266,175 @@ def test_the_served_check_loads_its_judge_once_for_every_request(monkeypatch):
     assert [r["action"] for r in reports] == ["emit", "emit"]
     with pytest.raises(ValueError):
         check_run({"question": "q?", "tool_results": [1]})
+
+
+def test_credentials_fail_closed():
+    for headers in (
+        {"authorization": "Basic dXNlcjpwYXNz"},
+        {"authorization": "Bearer"},
+        {"authorization": "Bearer   "},
+        {"authorization": "Token abc"},
+        {"x-api-key": "  "},
+        {"authorization": "Bearer a", "x-api-key": "b"},
+    ):
+        with pytest.raises(auth.AuthError):
+            auth.key_from_headers(headers)
+    assert auth.key_from_headers({}) is None
+    assert auth.key_from_headers({"authorization": "bearer  k1 "}) == "k1"
+    assert auth.key_from_headers({"authorization": "Bearer k1", "x-api-key": "k1"}) == "k1"
+
+
+def test_new_key_refuses_unknown_principals(capsys):
+    assert auth.main(["new-key", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown principal 'nobody'" in err and "employee" in err
+
+
+def test_documented_key_steps_work_under_the_shipped_config(tmp_path, capsys):
+    """The shipped `api_keys: {}`: the printed lines, pasted as the docs say, and --write both
+    give a config that loads with the key; comments and other settings are kept."""
+    import yaml
+
+    config = tmp_path / "agents.yaml"
+    config.write_text(AGENTS.read_text())
+    assert "api_keys: {}" in config.read_text()
+    assert auth.main(["new-key", "sales_rep", "--config", str(config)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    key = printed[0].rsplit(" ", 1)[-1]
+    block = printed[printed.index("api_keys:") :][:2]
+    pasted = config.read_text().replace("api_keys: {}", "\n".join(block))
+    assert yaml.safe_load(pasted)["api_keys"] == {auth.key_hash(key): "sales_rep"}
+    assert auth.main(["new-key", "hr_manager", "--write", "--config", str(config)]) == 0
+    written = capsys.readouterr().out.splitlines()[0].rsplit(" ", 1)[-1]
+    loaded = load_agents_config(config)
+    assert auth.principal_for(loaded, written) == "hr_manager"
+    assert auth.main(["new-key", "contractor", "--write", "--config", str(config)]) == 0
+    assert len(load_agents_config(config).api_keys) == 2
+    assert "# API keys: sha256 hex" in config.read_text()  # comments kept
+    assert load_agents_config(config).instructions == load_agents_config(AGENTS).instructions
+
+
+def test_the_default_kv_cache_goes_under_the_store(tmp_path):
+    from stages.models import chat
+
+    try:
+        chat.use_cache_root(tmp_path / "store")
+        assert chat.kv_cache_path(chat.DEFAULT_KV_CACHE_DIR) == (tmp_path / "store" / "_llm_kv")
+        assert chat.kv_cache_path(str(tmp_path / "mine")) == tmp_path / "mine"  # explicit: kept
+    finally:
+        chat.use_cache_root(None)
+    assert chat.kv_cache_path(chat.DEFAULT_KV_CACHE_DIR) == (
+        chat.Path.cwd() / chat.DEFAULT_KV_CACHE_DIR
+    )
+
+
+class TokenServer:
+    """A stand-in for xllamacpp's Server: streams one chunk per token to the callback and stops
+    when the callback returns True, as llama.cpp cancels its task."""
+
+    def __init__(self, tokens: int, seconds_per_token: float) -> None:
+        self.tokens, self.pace, self.streamed = tokens, seconds_per_token, 0
+
+    def handle_chat_completions(self, request, callback=None):
+        import time
+
+        if not request.get("stream"):
+            time.sleep(self.tokens * self.pace)
+            self.streamed = self.tokens
+            return {"choices": [{"message": {"content": "x" * self.tokens}}]}
+        for i in range(self.tokens):
+            time.sleep(self.pace)
+            self.streamed += 1
+            last = i == self.tokens - 1
+            chunk = {
+                "choices": [{"delta": {"content": "x"}, "finish_reason": "stop" if last else None}]
+            }
+            if callback(chunk):
+                return None
+        return None
+
+
+def test_a_stopped_request_stops_the_model_at_its_next_token(monkeypatch):
+    import threading
+    import time
+
+    from stages.models import chat
+
+    server = TokenServer(tokens=400, seconds_per_token=0.01)
+    client = chat.LlamaCppClient.__new__(chat.LlamaCppClient)
+    client.params = {"temperature": 0.0, "max_tokens": 400, "seed": 0}
+    monkeypatch.setattr(chat.LlamaCppClient, "server", property(lambda self: server))
+    assert client.complete([{"role": "user", "content": "q"}], {}).text == "x" * 400
+    server.streamed = 0
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with chat.stop_when(stop), pytest.raises(chat.Cancelled):
+        client.complete([{"role": "user", "content": "q"}], {})
+    assert time.monotonic() - started < 0.5 and server.streamed < 60
+    done = threading.Event()
+    done.set()
+    with chat.stop_when(done), pytest.raises(chat.Cancelled):  # stopped before it starts
+        client.complete([{"role": "user", "content": "q"}], {})
+    whole = TokenServer(tokens=5, seconds_per_token=0.0)
+    monkeypatch.setattr(chat.LlamaCppClient, "server", property(lambda self: whole))
+    with chat.stop_when(threading.Event()):
+        streamed = client.complete([{"role": "user", "content": "q"}], {})
+    assert streamed.text == "xxxxx" and streamed.finish_reason == "stop"
+
+
+def test_a_wrong_stdio_key_is_refused_before_the_server_starts(agents, monkeypatch):
+    from types import SimpleNamespace
+
+    from agents.serving import mcp_server
+
+    keyed = agents.model_copy(update={"api_keys": {auth.key_hash("k1"): "hr_manager"}})
+    engine = SimpleNamespace(agents=keyed)
+    started: list[str | None] = []
+    monkeypatch.setattr(
+        mcp_server,
+        "create_server",
+        lambda e, key: SimpleNamespace(run=lambda t: started.append(key)),
+    )
+    monkeypatch.setenv(mcp_server.KEY_ENV, "wrong")
+    with pytest.raises(auth.AuthError):
+        mcp_server.serve_stdio(engine)
+    assert started == []
+    monkeypatch.setenv(mcp_server.KEY_ENV, "")  # empty: no credential, the anonymous principal
+    mcp_server.serve_stdio(engine)
+    monkeypatch.setenv(mcp_server.KEY_ENV, "k1")
+    mcp_server.serve_stdio(engine)
+    assert started == [None, "k1"]
+
+
+def test_the_corpus_watch_swaps_snapshots_and_survives_a_failed_round(agents):
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from agents.serving.engine import Engine
+
+    engine = Engine.__new__(Engine)
+    engine._reindexing = threading.Lock()
+    engine.agents = agents
+    tables = SimpleNamespace(num_rows=1)
+    engine.snapshot = SimpleNamespace(shared={"documents": tables, "chunks": tables})
+    rounds: list[int] = []
+
+    def load():
+        rounds.append(1)
+        if len(rounds) == 1:
+            raise OSError("store unreadable for a moment")
+        fresh = SimpleNamespace(num_rows=2)
+        return SimpleNamespace(shared={"documents": fresh, "chunks": fresh})
+
+    engine.load_snapshot = load
+    stopped = threading.Event()
+    thread = engine.watch(0.05, stopped)
+    deadline = time.monotonic() + 5
+    while engine.shared["documents"].num_rows != 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stopped.set()
+    thread.join(2)
+    assert engine.shared["documents"].num_rows == 2 and len(rounds) >= 2
+    assert not thread.is_alive()

@@ -1,4 +1,4 @@
-"""Serving agents (issue 43): the knowledge base as a grounded tool over HTTP and MCP.
+"""Serving agents: the knowledge base as a grounded tool over HTTP and MCP.
 
 - result.py   the grounded tool result (four states) and its OpenAI / Anthropic renderings
 - settings.py configs/agents.yaml: instruction texts, API keys, limits

@@ -54,6 +54,16 @@ def _engine(config: Path, agents_config: Path, overrides: list[str]):
     return Engine(settings, agents)
 
 
+def _watch(engine) -> None:
+    """The corpus watch of `limits.reindex_every_s`, when configured."""
+    import threading
+
+    every = engine.agents.limits.reindex_every_s
+    if every:
+        engine.watch(every, threading.Event())
+        typer.echo(f"re-indexing a changed corpus every {every:g} s", err=True)
+
+
 def _checked_bind(engine, host: str) -> None:
     from agents.serving.auth import StartError, check_start
 
@@ -61,6 +71,15 @@ def _checked_bind(engine, host: str) -> None:
         check_start(engine.agents, host, engine.principals)
     except StartError as exc:
         raise _fail(str(exc)) from exc
+    from agents.serving.auth import is_loopback
+
+    anonymous = engine.agents.anonymous_principal
+    if anonymous and not is_loopback(host):
+        typer.echo(
+            f"warning: requests without a key are served as {anonymous!r} on {host}; remove "
+            "anonymous_principal from the agents config unless that is meant",
+            err=True,
+        )
 
 
 def api(
@@ -71,8 +90,8 @@ def api(
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Serve the knowledge base as grounded tools over HTTP: /v1/search, /v1/answer, /v1/check,
-    /v1/ground-tool-result, /health; the OpenAPI page at /docs. Refuses a non-loopback --host
-    while configs/agents.yaml has no API keys."""
+    /v1/ground-tool-result, /v1/documents/{doc_id}, /v1/reindex, /health; the API page at /docs
+    (served offline). Refuses a non-loopback --host while configs/agents.yaml has no API keys."""
     import uvicorn
 
     from agents.serving.http_api import create_app
@@ -82,6 +101,7 @@ def api(
     port = engine.agents.http.port if port is None else port
     _checked_bind(engine, host)
     typer.echo(f"grounding API on http://{host}:{port} (OpenAPI: /docs)", err=True)
+    _watch(engine)
     uvicorn.run(create_app(engine), host=host, port=port, log_level="warning")
 
 
@@ -100,8 +120,13 @@ def mcp(
     from agents.serving import mcp_server
 
     if transport is Transport.stdio:
+        from agents.serving.auth import AuthError
+
         engine = _engine(config, agents_config, set_)
-        mcp_server.serve_stdio(engine)
+        try:
+            mcp_server.serve_stdio(engine)
+        except AuthError as exc:  # a wrong GROUNDING_API_KEY: refused before serving anything
+            raise _fail(f"{exc} ({mcp_server.KEY_ENV})") from exc
         return
     import uvicorn
 
@@ -110,6 +135,7 @@ def mcp(
     port = engine.agents.mcp_http.port if port is None else port
     _checked_bind(engine, host)
     typer.echo(f"grounding MCP on http://{host}:{port}/mcp", err=True)
+    _watch(engine)
     uvicorn.run(mcp_server.http_app(engine, host), host=host, port=port, log_level="warning")
 
 

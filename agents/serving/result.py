@@ -35,6 +35,9 @@ class Span(BaseModel):
 
 class Source(BaseModel):
     evidence_id: str
+    uri: str | None = Field(
+        None, description="doc://{doc_id}#{start}-{end}: open the cited span with its section"
+    )
     title: str | None = None
     section: str | None = None
     anchor: str | None = Field(None, description="slide, page, cell range… in the original file")
@@ -67,6 +70,9 @@ class ToolResult(BaseModel):
     query_type: str | None = None
     error_kind: ErrorKind | None = None
     unwritten_names: list[str] | None = None
+    next_cursor: str | None = Field(
+        None, description="pass as `cursor` with the same search for the next sources"
+    )
 
     def model_text(self) -> str:
         """The result as the model reads it: JSON of what it needs, nothing internal."""
@@ -84,10 +90,13 @@ class ToolResult(BaseModel):
                     "title": s.title,
                     "section": s.section,
                     **({"anchor": s.anchor} if s.anchor else {}),
+                    **({"uri": s.uri} if s.uri else {}),
                     "score": None if s.score is None else round(s.score, 3),
                 }
                 for s in self.sources
             ]
+        if self.next_cursor:
+            body["next_cursor"] = self.next_cursor
         return json.dumps(body, ensure_ascii=False)
 
     def openai_message(self, tool_call_id: str) -> dict[str, Any]:

@@ -47,6 +47,9 @@ class Limits(BaseModel):
     llm_concurrency: int = Field(1, ge=1)
     llm_queue_wait_s: float = Field(20.0, ge=0)
     answer_timeout_s: float = Field(120.0, gt=0)
+    # look for a changed corpus (after `grounding ingest`, or files added) this often and serve
+    # its new index snapshot; null: only on POST /v1/reindex
+    reindex_every_s: float | None = Field(None, ge=5)
 
 
 class Bind(BaseModel):
@@ -67,13 +70,17 @@ class AgentsConfig(BaseModel):
 
     instructions: Instructions
     confidence_check_query_types: list[str] = []
-    anonymous_principal: str | None = "employee"
+    # who a request without any credential is; None (the default when the config does not
+    # name one) refuses such requests with 401
+    anonymous_principal: str | None = None
     api_keys: dict[str, str] = {}  # sha256 hex of a key -> principal
+    # principals whose key may call POST /v1/reindex (never the anonymous one)
+    admin_principals: list[str] = []
     limits: Limits = Limits()
     http: Bind = Bind()
     mcp_http: Bind = Bind(port=8766)
     agent: AgentLoop = AgentLoop()
-    # The agent-run check at /v1/check and the MCP tool check_answer (issue 42): fields of
+    # The agent-run check at /v1/check and the MCP tool check_answer: fields of
     # agents.checking.Config, e.g. {judge: llm}; {} is `grounding check`'s default
     check: dict[str, Any] = {}
 

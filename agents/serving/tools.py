@@ -18,6 +18,32 @@ QUERY_TYPE = {
     "types (pricing, contract, dates) get a confidence check. Omit for general.",
     "enum": ["general", "pricing", "contract", "dates", "policy", "hr", "sla", "support"],
 }
+TOP_K = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 20,
+    "description": "How many sources to return (default 8); with it the result carries "
+    "next_cursor when there are more.",
+}
+FILTERS = {
+    "type": "object",
+    "description": "Narrow the search to some documents (only ever within what the caller may "
+    "read): doc_types, trust_tiers, published_after / published_before (YYYY-MM-DD), doc_ids.",
+    "properties": {
+        "doc_types": {"type": "array", "items": {"type": "string"}},
+        "trust_tiers": {"type": "array", "items": {"type": "string"}},
+        "published_after": {"type": "string", "format": "date"},
+        "published_before": {"type": "string", "format": "date"},
+        "doc_ids": {"type": "array", "items": {"type": "string"}, "maxItems": 200},
+    },
+    "additionalProperties": False,
+}
+CURSOR = {
+    "type": "string",
+    "maxLength": 200,
+    "description": "The next_cursor of the previous result, with the same query, query_type, "
+    "top_k and filters, for the next sources.",
+}
 RUN = {
     "type": "object",
     "description": "An agent run to check: an OpenAI chat run {messages, tools}, an Anthropic "
@@ -32,7 +58,13 @@ TOOLS: dict[str, dict[str, Any]] = {
         "own knowledge when is_error is true.",
         "parameters": {
             "type": "object",
-            "properties": {"query": QUERY, "query_type": QUERY_TYPE},
+            "properties": {
+                "query": QUERY,
+                "query_type": QUERY_TYPE,
+                "top_k": TOP_K,
+                "filters": FILTERS,
+                "cursor": CURSOR,
+            },
             "required": ["query"],
             "additionalProperties": False,
         },
@@ -58,6 +90,35 @@ TOOLS: dict[str, dict[str, Any]] = {
             "required": ["run"],
             "additionalProperties": False,
         },
+    },
+}
+
+
+def _result_schema() -> dict[str, Any]:
+    from agents.serving.result import ToolResult
+
+    return ToolResult.model_json_schema()
+
+
+_OBJECT_OR_NULL = {"anyOf": [{"type": "object"}, {"type": "null"}]}
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "search_knowledge_base": _result_schema(),
+    "answer_with_citations": {
+        "type": "object",
+        "description": "The cited answer (or refusal) and its hallucination report; `result` "
+        "is the technical-error result when the answer could not be made.",
+        "properties": {
+            "answer": _OBJECT_OR_NULL,
+            "report": _OBJECT_OR_NULL,
+            "result": _OBJECT_OR_NULL,
+        },
+        "required": ["answer", "report"],
+    },
+    "check_answer": {
+        "type": "object",
+        "description": "The run's hallucination report: per-claim support and an action.",
+        "properties": {"report": {"type": "object"}},
+        "required": ["report"],
     },
 }
 

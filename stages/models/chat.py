@@ -14,6 +14,8 @@ Nothing here downloads anything: the model is a local file and the server addres
 from __future__ import annotations
 
 import atexit
+import contextlib
+import contextvars
 import email.utils
 import functools
 import hashlib
@@ -24,7 +26,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +73,86 @@ def _completion_from(body: dict[str, Any]) -> Completion:
     )
 
 
+class Cancelled(LLMError):
+    """The caller gave up on this generation (its deadline passed); the model was stopped."""
+
+
+# The stop flag of the work running in this context: a server request sets it when its deadline
+# passes, and the llama.cpp client checks it before a call and at every streamed token, so an
+# abandoned request frees the model instead of generating for no one.
+_STOP: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "llm_stop", default=None
+)
+
+
+@contextlib.contextmanager
+def stop_when(event: threading.Event) -> Iterator[None]:
+    """LLM calls made in this context (and threads started with a copy of it) stop once
+    `event` is set, raising `Cancelled`."""
+    token = _STOP.set(event)
+    try:
+        yield
+    finally:
+        _STOP.reset(token)
+
+
+def raise_if_cancelled() -> None:
+    event = _STOP.get()
+    if event is not None and event.is_set():
+        raise Cancelled("the request was cancelled before the model ran")
+
+
+def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
+    """One chat completion streamed token by token, stopped (the callback returns True, which
+    tells llama.cpp to cancel the task and free the slot) once `stop` is set."""
+    parts: list[str] = []
+    final: dict[str, Any] = {}
+
+    def on_chunk(chunk: Any) -> bool:
+        if stop.is_set():
+            return True
+        if not isinstance(chunk, dict):
+            return False
+        if chunk.get("error"):
+            final["error"] = chunk["error"]
+            return True
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                parts.append(delta["content"])
+            if choice.get("finish_reason"):
+                final["finish_reason"] = choice["finish_reason"]
+        if chunk.get("usage"):
+            final["usage"] = chunk["usage"]
+        if chunk.get("timings"):
+            final["timings"] = chunk["timings"]
+        return False
+
+    server.handle_chat_completions({**request, "stream": True}, on_chunk)
+    if stop.is_set():
+        raise Cancelled("the request's deadline passed; generation stopped")
+    if final.get("error"):
+        return {"error": final["error"]}
+    message = {"role": "assistant", "content": "".join(parts)}
+    choice = {"message": message, "finish_reason": final.get("finish_reason")}
+    return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
+
+
 _LOADED: list[Any] = []
+_CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its caches go there
+DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
+
+
+def use_cache_root(root: Path | str | None) -> None:
+    """Put the default KV-state folder under `root` (the store's local folder) instead of the
+    working directory; an explicitly configured `kv_cache_dir` is kept as it is."""
+    _CACHE_ROOT[:] = [Path(root)] if root else []
+
+
+def kv_cache_path(setting: str | Path) -> Path:
+    if str(setting) == DEFAULT_KV_CACHE_DIR and _CACHE_ROOT:
+        return (_CACHE_ROOT[0] / "_llm_kv").resolve()
+    return Path(setting).resolve()
 
 
 @atexit.register
@@ -301,7 +382,7 @@ class LlamaCppClient(ChatClient):
         self.sha256 = verify_gguf(self.model_path, model_sha256)
         self.model_id = model_id_for(self.model_path, self.sha256, repack_weights)
         self.params = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed}
-        kv_dir = str(Path(kv_cache_dir).resolve()) if kv_cache_dir else None
+        kv_dir = str(kv_cache_path(kv_cache_dir)) if kv_cache_dir else None
         self._load_args = (
             str(self.model_path),
             self.sha256,
@@ -323,10 +404,17 @@ class LlamaCppClient(ChatClient):
         }
         first = messages[0] if messages else {}
         system = first.get("content") if first.get("role") == "system" else None
+        stop = _STOP.get()
+        raise_if_cancelled()
         try:
             if isinstance(system, str):  # the template is the GGUF's own; Qwen's is ChatML
                 prime_prefix(self.server, chatml_system_prefix(system))
-            body = self.server.handle_chat_completions(request)
+            if stop is None:
+                body = self.server.handle_chat_completions(request)
+            else:  # a caller with a deadline: streamed, so it can stop at any token
+                body = _streamed_chat(self.server, request, stop)
+        except Cancelled:
+            raise
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"llama.cpp generation failed: {exc}") from exc
         return _completion_from(server_reply(body, "generation"))

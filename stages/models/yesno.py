@@ -25,6 +25,7 @@ from stages.models.chat import (
     chat_client,
     chatml_system_prefix,
     prime_prefix,
+    raise_if_cancelled,
     server_reply,
 )
 from stages.models.errors import JudgeError, LLMError
@@ -103,6 +104,7 @@ class LlamaYesNo:
 
     def _next_token(self, system: str, user: str) -> list[dict[str, Any]]:
         """The `TOP_TOKENS` most likely next tokens after the prompt, with log-probabilities."""
+        raise_if_cancelled()  # one token a call: a stopped request stops between calls
         server = self._ready()
         request = {
             "prompt": chatml(system, user),  # special tokens (<|im_start|>…) are parsed
