@@ -189,8 +189,10 @@ def backfill_command(
     its partition's input_errors.parquet. Exit codes: 0 all done; 1 a partition failed; 3 all
     partitions finished, some with input errors."""
     from flows.config import load_config, parse_overrides
+    from flows.options import caches_under_the_store
 
     settings = load_config(config, parse_overrides(set_))
+    caches_under_the_store(settings)
     out_root = settings.runs_dir / "backfill"
     out_root.mkdir(parents=True, exist_ok=True)
     chosen = partitions(

@@ -28,10 +28,20 @@ def load_settings(config_path: Path, overrides: list[str] | None = None):
     from flows.config import ConfigError, load_config, parse_overrides
 
     try:
-        return load_config(config_path, parse_overrides(overrides or []))
+        settings = load_config(config_path, parse_overrides(overrides or []))
     except ConfigError as exc:
         Console(stderr=True).print(f"[red]config error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    caches_under_the_store(settings)
+    return settings
+
+
+def caches_under_the_store(settings) -> None:
+    """The local LLM's saved KV states go under the store's local folder (`--set store=...`
+    moves them too), never into the working directory."""
+    from stages.models import chat
+
+    chat.use_cache_root(settings.artifact_store().local_state_dir())
 
 
 def run_folder(run: str, runs_dir: Path) -> Path:

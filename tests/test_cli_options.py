@@ -45,3 +45,17 @@ def test_trace_takes_a_run_folder(tmp_path):
 def test_a_bad_override_is_a_one_line_error(tmp_path):
     done = RUNNER.invoke(app, ["trace", "r1", "q1", "--set", "no_such_setting=1"])
     assert done.exit_code == 2
+
+
+def test_the_llm_kv_cache_follows_the_store(tmp_path):
+    """`--set store=...` moves every cache the commands write, the LLM's KV states included."""
+    from flows.options import DEFAULT_CONFIG, load_settings
+    from stages.models import chat
+
+    try:
+        load_settings(DEFAULT_CONFIG, [f"store={tmp_path / 'store'}"])
+        kv = chat.kv_cache_path(chat.DEFAULT_KV_CACHE_DIR)
+        assert kv == (tmp_path / "store" / "_llm_kv").resolve()
+        assert chat.kv_cache_path("/elsewhere/kv").as_posix() == "/elsewhere/kv"
+    finally:
+        chat.use_cache_root(None)
