@@ -131,3 +131,45 @@ def test_answer_mutations_change_only_the_answer(dset, by_id):
         else:
             assert m["addition"].removeprefix("- ") in run.answer
             assert m["addition"].removeprefix("- ") not in pair.answer
+
+
+# ---------------------------------------------------------------- the bench's arithmetic
+
+
+def _row(label: str, flagged: bool, pair: str, **extra) -> dict:
+    base = {"id": f"{pair}:{label}", "label": label, "lang": "en", "format": "openai",
+            "style": "plain", "pair": pair, "domain": "weather", "mode": "grounded",
+            "action": "revise" if flagged else "emit", "flagged": flagged, "calls": 1,
+            "calls_rejected": 0, "rejected_reasons": [], "claim_statuses": [],
+            "seconds": 0.1}  # fmt: skip
+    return {**base, **extra}
+
+
+def test_the_bench_counts_per_call_per_run_and_per_kind():
+    from bench.agent_runs_v2 import summarize_rows
+
+    rows = [
+        _row("valid_call", True, "a", calls=2, calls_rejected=1, rejected_reasons=["fit"]),
+        _row("valid_call", False, "b", calls=2),
+        _row("correct", False, "a"),
+        _row("correct", True, "b"),
+        _row("changed_ip", True, "a", call_rejected=True),
+        _row("changed_ip", True, "b", call_rejected=False),  # flagged for another cause
+        _row("contradiction", True, "a"),
+        _row("contradiction", True, "b"),  # its pair was flagged too: not counted as clean
+        {"id": "c", "label": "correct", "error": "RunFormatError: x"},
+    ]
+    out = summarize_rows(rows)
+    assert out["errors"] == 1 and out["records"] == 9
+    assert out["valid_calls"]["call_flag_rate"] == 0.25  # 1 of 4 calls
+    assert out["valid_calls"]["run_flag_rate"] == 0.5
+    assert out["valid_runs"]["emitted"] == 0.5
+    ip = out["mutations"]["changed_ip"]
+    assert (ip["caught"], ip["call_rejected"]) == (1.0, 0.5)
+    contra = out["mutations"]["contradiction"]
+    assert (contra["caught"], contra["pairs_emitted"], contra["caught_where_pair_emitted"]) == (
+        1.0,
+        1,
+        1.0,
+    )
+    assert out["targets_met"]["caught.changed_ip"] and not out["targets_met"]["valid_run_emitted"]
