@@ -23,6 +23,7 @@ bench/results/agent_runs_v2.json.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -68,19 +69,28 @@ def _reason(validation: dict) -> str:
     return text.split(":")[0].split("'")[0].strip()[:60] or "rejected"
 
 
-def check_records(records: list[dict], settings: dict[str, Any]) -> list[dict]:
-    """One row per record: the report's action, diagnosis, calls' statuses, seconds."""
+def check_records(
+    records: list[dict], settings: dict[str, Any], rows_file: Path | None = None
+) -> list[dict]:
+    """One row per record: the report's action, diagnosis, calls' statuses, seconds. With
+    `rows_file`, each row is appended to it as it is made, and records it already holds are not
+    checked again (a long run resumes where it stopped)."""
     from agents.checking.check import Config, check_run, make_toolkit
 
+    done = _read_rows([rows_file]) if rows_file and rows_file.is_file() else []
+    seen = {row["id"] for row in done}
     config = Config(**settings)
     toolkit = make_toolkit(config)
-    rows = []
+    rows = list(done)
     for index, record in enumerate(records):
+        if record["id"] in seen:
+            continue
         started = time.perf_counter()
         try:
             report = check_run(record["run"], config, toolkit=toolkit)
         except Exception as exc:  # a record the check cannot read is an error row, not a verdict
             rows.append({**_meta(record), "error": f"{type(exc).__name__}: {exc}"[:300]})
+            _append(rows_file, rows[-1])
             continue
         validations = report.get("tool_call_validations") or []
         row = {
@@ -98,8 +108,27 @@ def check_records(records: list[dict], settings: dict[str, Any]) -> list[dict]:
             target = _mutated_call(report, record["mutation"])
             row["call_rejected"] = bool(target and target["status"] != "valid")
         rows.append(row)
+        _append(rows_file, row)
         if (index + 1) % 100 == 0:
             common.console.print(f"  {NAME}: {index + 1}/{len(records)} records")
+    return rows
+
+
+def _append(rows_file: Path | None, row: dict) -> None:
+    if rows_file is not None:
+        with rows_file.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _read_rows(files: list[Path]) -> list[dict]:
+    """The rows of earlier (or parallel) runs; a line cut short by a stopped run is skipped."""
+    rows = []
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
     return rows
 
 
@@ -203,10 +232,12 @@ def run(
     **_: Any,
 ) -> dict[str, Any]:
     """Options (`--set agent_runs_v2.KEY=VALUE`): judge (the check's, default its own default),
-    limit (the first N scenarios, all three records of each; a limited run is marked so)."""
+    limit (the first N scenarios, all three records of each; a limited run is marked so);
+    shard=K/N checks every Nth scenario from the Kth into bench/.cache/agent_runs_v2/ (resumable)
+    and writes no result; merge=true writes the result from the shards' rows."""
     from eval.detection import load_detection_set
 
-    options: dict[str, Any] = {"judge": None, "limit": None}
+    options: dict[str, Any] = {"judge": None, "limit": None, "shard": None, "merge": False}
     options |= (overrides or {}).get(NAME, {})
     dset = load_detection_set(SET_NAME)  # refuses a set changed since it was frozen
     records = dset.records
@@ -214,8 +245,24 @@ def run(
         pairs = sorted({r["pair"] for r in records})[: int(options["limit"])]
         records = [r for r in records if r["pair"] in set(pairs)]
     settings = {"judge": options["judge"]} if options["judge"] else {}
+    shards = common.CACHE / NAME
     started = time.perf_counter()
-    rows = check_records(records, settings)
+    if options["shard"]:
+        k, n = (int(x) for x in str(options["shard"]).split("/"))
+        pairs = sorted({r["pair"] for r in records})[k::n]
+        shards.mkdir(parents=True, exist_ok=True)
+        mine = [r for r in records if r["pair"] in set(pairs)]
+        check_records(mine, settings, shards / f"rows-{k}-of-{n}.jsonl")
+        return {"shard": options["shard"], "records": len(mine)}
+    if options["merge"]:
+        ids = {r["id"] for r in records}
+        rows = [r for r in _read_rows(sorted(shards.glob("rows-*.jsonl"))) if r["id"] in ids]
+        rows = list({r["id"]: r for r in rows}.values())
+        missing = len(ids) - len(rows)
+        if missing:
+            raise common.Skipped(f"{missing} of {len(ids)} records have no row in {shards}")
+    else:
+        rows = check_records(records, settings)
     result: dict[str, Any] = {
         "set": SET_NAME,
         "set_hash": dset.set_hash,
