@@ -60,13 +60,18 @@ def _mutated_call(report: dict, mutation: dict) -> dict | None:
     return rows[-1] if rows else None
 
 
-def _reason(validation: dict) -> str:
-    """A rejected call's first error, its values left out: what kind of rule rejected it."""
-    errors = validation.get("errors") or []
-    if validation.get("invented_identifiers"):
-        return "invented identifier"
-    text = str(errors[0]) if errors else validation.get("status", "rejected")
-    return text.split(":")[0].split("'")[0].strip()[:60] or "rejected"
+def _reasons(validation: dict) -> list[str]:
+    """A rejected call's errors by the rule that made them, their values left out."""
+    found = []
+    for error in validation.get("errors") or [validation.get("status", "rejected")]:
+        text = str(error)
+        if "does not fit the request" in text:
+            found.append("tool fit")
+        elif text.startswith("invented identifier"):
+            found.append("invented identifier")
+        else:
+            found.append(" ".join(text.split("'")[0].split()[:6]) or "rejected")
+    return found
 
 
 def check_records(
@@ -100,7 +105,9 @@ def check_records(
             "mode": (report.get("diagnosis") or {}).get("mode"),
             "calls": len(validations),
             "calls_rejected": sum(v["status"] != "valid" for v in validations),
-            "rejected_reasons": [_reason(v) for v in validations if v["status"] != "valid"],
+            "rejected_reasons": [
+                x for v in validations if v["status"] != "valid" for x in _reasons(v)
+            ],
             "claim_statuses": [c.get("status") for c in report.get("claims") or []],
             "seconds": round(time.perf_counter() - started, 4),
         }
@@ -179,6 +186,7 @@ def summarize_rows(rows: list[dict]) -> dict[str, Any]:
     for key in ("emitted_by_lang", "emitted_by_format", "emitted_by_style"):
         valid_runs[key] = {k: round(1 - v, 4) for k, v in valid_runs[key].items() if v is not None}
     pair_emitted = {r["pair"] for r in emitted}
+    calls_passed = {r["pair"] for r in calls if not r["flagged"]}
     mutations = {}
     kinds = [f"changed_{k}" for k in ARGUMENT_MUTATIONS] + [
         "invented_value",
@@ -190,6 +198,9 @@ def summarize_rows(rows: list[dict]) -> dict[str, Any]:
         entry: dict[str, Any] = {"runs": len(group), "caught": _rate([r["flagged"] for r in group])}
         if kind.startswith("changed_") or kind == "invented_value":
             entry["call_rejected"] = _rate([r.get("call_rejected", False) for r in group])
+            clean = [r for r in group if r["pair"] in calls_passed]
+            entry["caught_where_pair_passed"] = _rate([r["flagged"] for r in clean])
+            entry["pairs_passed"] = len(clean)
         else:
             clean = [r for r in group if r["pair"] in pair_emitted]
             entry["caught_where_pair_emitted"] = _rate([r["flagged"] for r in clean])
@@ -234,10 +245,13 @@ def run(
     """Options (`--set agent_runs_v2.KEY=VALUE`): judge (the check's, default its own default),
     limit (the first N scenarios, all three records of each; a limited run is marked so);
     shard=K/N checks every Nth scenario from the Kth into bench/.cache/agent_runs_v2/ (resumable)
-    and writes no result; merge=true writes the result from the shards' rows."""
+    and writes no result; merge=true writes the result from the shards' rows (partial=true: from
+    the scenarios they have finished, marked limited). The default judge's result is
+    bench/results/agent_runs_v2.json; another judge's agent_runs_v2-judge-<judge>.json."""
     from eval.detection import load_detection_set
 
     options: dict[str, Any] = {"judge": None, "limit": None, "shard": None, "merge": False}
+    options |= {"partial": False}
     options |= (overrides or {}).get(NAME, {})
     dset = load_detection_set(SET_NAME)  # refuses a set changed since it was frozen
     records = dset.records
@@ -245,7 +259,7 @@ def run(
         pairs = sorted({r["pair"] for r in records})[: int(options["limit"])]
         records = [r for r in records if r["pair"] in set(pairs)]
     settings = {"judge": options["judge"]} if options["judge"] else {}
-    shards = common.CACHE / NAME
+    shards = common.CACHE / NAME / (f"judge-{options['judge']}" if options["judge"] else "")
     started = time.perf_counter()
     if options["shard"]:
         k, n = (int(x) for x in str(options["shard"]).split("/"))
@@ -259,8 +273,12 @@ def run(
         rows = [r for r in _read_rows(sorted(shards.glob("rows-*.jsonl"))) if r["id"] in ids]
         rows = list({r["id"]: r for r in rows}.values())
         missing = len(ids) - len(rows)
-        if missing:
+        if missing and not options["partial"]:
             raise common.Skipped(f"{missing} of {len(ids)} records have no row in {shards}")
+        if missing:  # partial=true: the scenarios whose three records were all checked
+            per_pair = Counter(r["pair"] for r in rows)
+            rows = [r for r in rows if per_pair[r["pair"]] == 3]
+            records = [r for r in records if per_pair[r["pair"]] == 3]
     else:
         rows = check_records(records, settings)
     result: dict[str, Any] = {
@@ -269,11 +287,13 @@ def run(
         "targets": TARGETS,
         "options": options,
         "limited": len(records) < len(dset.records),
+        "scenarios": len({r["pair"] for r in records}),
         **summarize_rows(rows),
         "wall_seconds": round(time.perf_counter() - started, 1),
         "check": _check_version(),
     }
-    common.write_result(NAME, result, results_dir)
+    name = NAME if not options["judge"] else f"{NAME}-judge-{options['judge']}"
+    common.write_result(name, result, results_dir)
     return result
 
 
@@ -295,7 +315,8 @@ def summarize(result: dict[str, Any]) -> str:
     ]
     for kind, m in result["mutations"].items():
         extra = (
-            f", changed call rejected {m['call_rejected']}"
+            f", changed call rejected {m['call_rejected']}, where the valid call passed "
+            f"{m['caught_where_pair_passed']} ({m['pairs_passed']})"
             if "call_rejected" in m
             else f", where the valid pair emitted {m['caught_where_pair_emitted']} "
             f"({m['pairs_emitted']})"

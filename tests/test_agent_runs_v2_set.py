@@ -166,6 +166,7 @@ def test_the_bench_counts_per_call_per_run_and_per_kind():
     assert out["valid_runs"]["emitted"] == 0.5
     ip = out["mutations"]["changed_ip"]
     assert (ip["caught"], ip["call_rejected"]) == (1.0, 0.5)
+    assert (ip["pairs_passed"], ip["caught_where_pair_passed"]) == (1, 1.0)  # pair b passed
     contra = out["mutations"]["contradiction"]
     assert (contra["caught"], contra["pairs_emitted"], contra["caught_where_pair_emitted"]) == (
         1.0,
