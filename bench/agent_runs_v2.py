@@ -304,6 +304,8 @@ def _check_version() -> str:
 
 
 def summarize(result: dict[str, Any]) -> str:
+    if "shard" in result:
+        return f"shard {result['shard']}: {result['records']} records checked (merge=true to sum)"
     vc, vr = result["valid_calls"], result["valid_runs"]
     lines = [
         f"agent-runs-v2 (held out; {result['records']} records, check {result['check']}"
