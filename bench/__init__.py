@@ -31,5 +31,6 @@ BENCHES = {
     "ragtruth": "bench.ragtruth",
     "judge_ceiling": "bench.judge_ceiling",
     "agent_runs_ragtruth": "bench.agent_runs_ragtruth",
+    "agent_runs_v2": "bench.agent_runs_v2",
     "serving": "bench.serving",
 }

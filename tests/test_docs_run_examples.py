@@ -17,6 +17,8 @@ SECTIONS = {
     "OpenAI Chat Completions": "openai",
     "Anthropic Messages": "anthropic",
     "OpenAI Responses": "openai_responses",
+    "Gemini": "gemini",
+    "LangChain / LangGraph": "langchain",
     "Generic": "generic",
 }
 

@@ -1,6 +1,6 @@
 """Agent runs in, from the formats agents write; one `AgentRun` out, or a one-line error.
 
-Four formats, told apart by their shape (or named by a top-level `"format"` key):
+Six formats, told apart by their shape (or named by a top-level `"format"` key):
 
 - **OpenAI Chat Completions**: `messages` (system / user / assistant with `tool_calls` / `tool`
   with `tool_call_id`; the legacy `function_call` / `function` turns too) and `tools` as
@@ -15,6 +15,17 @@ Four formats, told apart by their shape (or named by a top-level `"format"` key)
   response's items) beside it, `instructions` as the system text, `tools` as flat function
   declarations (`{"type": "function", "name", "parameters"}`; built-in tools are skipped). Other
   items (reasoning, built-in tool calls) carry nothing this reads and are skipped.
+- **Gemini** (`gemini`; the Gemini API / Vertex AI `generateContent` request, camelCase or the
+  Python SDK's snake_case): `contents` of `user` / `model` turns whose `parts` hold `text`,
+  `functionCall` (`name`, `args`, `id`?) and `functionResponse` (`name`, `response`, `id`?);
+  `tools` as `[{"functionDeclarations": [...]}]` (or the declarations' list itself);
+  `systemInstruction` as the system text; a response's `candidates[0].content` is the final turn.
+  A response without an id answers the earliest unanswered call of its name.
+- **LangChain / LangGraph** (`langchain`): `messages` as `messages_to_dict` writes them
+  (`{"type": "ai", "data": {...}}`), as plain dicts (`{"type": "ai", "content", "tool_calls"}`)
+  or as `dumpd` writes them (`{"lc": 1, "id": [..., "AIMessage"], "kwargs": {...}}`): `human`,
+  `system`, `ai` with `tool_calls` (`name`, `args`, `id`; `invalid_tool_calls` too) and `tool`
+  with `tool_call_id`, `content` and `status`.
 - **generic**: `{"question", "tool_results": [{"tool", "call_id"?, "args"?, "content",
   "is_error"?}], "answer", "tools"?}`, for anything else. The calls may also come as their own
   list, `"tool_calls": [{"id", "name", "arguments"}]`, joined to their results by id.
@@ -35,7 +46,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("openai", "anthropic", "openai_responses", "generic")
+FORMATS = ("openai", "anthropic", "openai_responses", "gemini", "langchain", "generic")
+# LangChain's message types (`messages_to_dict`'s "type") and its class names (`dumpd`'s id)
+LANGCHAIN_TYPES = {
+    "human": "human",
+    "user": "human",
+    "ai": "ai",
+    "system": "system",
+    "tool": "tool",
+    "function": "tool",
+    "chat": "chat",
+    "HumanMessage": "human",
+    "HumanMessageChunk": "human",
+    "AIMessage": "ai",
+    "AIMessageChunk": "ai",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "FunctionMessage": "tool",
+    "ChatMessage": "chat",
+}
 # Items of the Responses API that a bare list (`to_input_list()`) is made of
 RESPONSES_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "reasoning", "web_search_call"}
@@ -172,7 +201,7 @@ def _run_id(run: dict, fallback: str) -> str:
     return str(value) if value not in (None, "") else fallback
 
 
-# ---------------------------------------------------------------- the four formats
+# ---------------------------------------------------------------- the formats
 
 
 def detect_format(run: Any) -> str:
@@ -186,6 +215,10 @@ def detect_format(run: Any) -> str:
     messages = run.get("messages")
     if messages is not None and not isinstance(messages, list):
         raise RunFormatError("'messages' is not a list")
+    if isinstance(run.get("contents"), list):
+        return "gemini"
+    if isinstance(messages, list) and messages and all(_langchain_message(m) for m in messages):
+        return "langchain"
     if isinstance(messages, list):
         for message in messages:
             content = message.get("content") if isinstance(message, dict) else None
@@ -205,13 +238,14 @@ def detect_format(run: Any) -> str:
         return "generic"
     keys = ", ".join(sorted(run)[:8]) or "none"
     raise RunFormatError(
-        f"not a run: no 'messages' (OpenAI / Anthropic), 'input' (OpenAI Responses) nor "
-        f"'question' + 'tool_results' + 'answer' (generic); keys: {keys}"
+        f"not a run: no 'messages' (OpenAI / Anthropic / LangChain), 'contents' (Gemini), "
+        f"'input' (OpenAI Responses) nor 'question' + 'tool_results' + 'answer' (generic); "
+        f"keys: {keys}"
     )
 
 
 def parse_run(run: Any, fallback_id: str = "") -> AgentRun:
-    """One run in any of the four formats; raises RunFormatError naming what is wrong."""
+    """One run in any of the six formats; raises RunFormatError naming what is wrong."""
     kind = detect_format(run)
     fallback = (
         fallback_id
@@ -222,10 +256,12 @@ def parse_run(run: Any, fallback_id: str = "") -> AgentRun:
         "openai": _openai,
         "anthropic": _anthropic,
         "openai_responses": _responses,
+        "gemini": _gemini,
+        "langchain": _langchain,
         "generic": _generic,
     }[kind]
     parsed = parser(run, _run_id(run, fallback))
-    parsed.tool_descriptions = _tool_descriptions(run)
+    parsed.tool_descriptions = _tool_descriptions(_gemini_tools(run) if kind == "gemini" else run)
     if not parsed.question and parsed.answer is None and not parsed.calls:
         raise RunFormatError(f"{kind} run has no user question, no tool call and no answer")
     return parsed
@@ -406,6 +442,197 @@ def _builtin(tool: Any) -> bool:
     return isinstance(tool, dict) and tool.get("type") not in (None, "function")
 
 
+def _gemini_tools(run: dict) -> dict:
+    """The run with its Gemini declarations as a flat `tools` list: `tools` holding
+    `functionDeclarations` groups (built-in tools such as `googleSearch` skipped), a single such
+    group, or a top-level `functionDeclarations`."""
+    keys = ("functionDeclarations", "function_declarations")
+    declared = run.get("tools")
+    groups = declared if isinstance(declared, list) else [declared] if declared else []
+    groups += [{key: run[key]} for key in keys if key in run]
+    if declared is None and not groups:
+        return run
+    flat: list[Any] = []
+    for index, group in enumerate(groups):
+        if not isinstance(group, dict):
+            raise RunFormatError(f"tools[{index}] is not an object")
+        found = [group[key] for key in keys if key in group]
+        if found and not isinstance(found[0], list):
+            raise RunFormatError(f"tools[{index}].functionDeclarations is not a list")
+        if found:
+            flat += found[0]
+        elif "name" in group:
+            flat.append(group)  # a declaration written without its group
+    for index, spec in enumerate(flat):
+        if isinstance(spec, dict) and "parameters" not in spec:
+            schema = spec.get("parametersJsonSchema", spec.get("parameters_json_schema"))
+            if schema is not None:
+                flat[index] = {**spec, "parameters": schema}
+    return {**run, "tools": flat}
+
+
+def _gemini_part(part: Any, *keys: str) -> Any:
+    return next((part[key] for key in keys if isinstance(part, dict) and key in part), None)
+
+
+def _gemini(run: dict, run_id: str) -> AgentRun:
+    parsed = AgentRun(
+        run_id, "gemini", "", [], _tool_schemas(_gemini_tools(run)), model=run.get("model")
+    )
+    system = _gemini_part(run, "systemInstruction", "system_instruction")
+    if system:
+        parts = system.get("parts") if isinstance(system, dict) else system
+        parsed.user_texts.append(_text(parts) if isinstance(parts, list) else _text(system))
+    contents = list(run["contents"])
+    candidates = run.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    if isinstance(first, dict) and isinstance(first.get("content"), dict):
+        contents.append(first["content"])  # the response's reply: the final turn
+    unanswered: list[ToolCall] = []
+    last_text: tuple[int, str] | None = None
+    for index, turn in enumerate(contents):
+        where = f"contents[{index}]"
+        if not isinstance(turn, dict) or not isinstance(turn.get("parts", []), list):
+            raise RunFormatError(f"{where} is not a turn with a list of parts")
+        role = turn.get("role", "user")
+        if role not in ("user", "model", "function", "tool", "system"):
+            raise RunFormatError(f"{where} has unknown role {role!r}")
+        texts = []
+        for number, part in enumerate(turn.get("parts", [])):
+            place = f"{where}.parts[{number}]"
+            if isinstance(part, str):
+                part = {"text": part}
+            if not isinstance(part, dict):
+                raise RunFormatError(f"{place} is not a part")
+            call = _gemini_part(part, "functionCall", "function_call")
+            response = _gemini_part(part, "functionResponse", "function_response")
+            if isinstance(part.get("text"), str) and not part.get("thought"):
+                texts.append(part["text"])
+            elif call is not None:
+                if not isinstance(call, dict) or not call.get("name"):
+                    raise RunFormatError(f"{place}: functionCall without name")
+                call_id = str(call.get("id") or f"call_{index}_{number}")
+                args, error = _call_args(call.get("args"), place)
+                parsed.calls.append(ToolCall(call_id, call["name"], args, index, error))
+                unanswered.append(parsed.calls[-1])
+            elif response is not None:
+                if not isinstance(response, dict) or not response.get("name"):
+                    raise RunFormatError(f"{place}: functionResponse without name")
+                answered = _answered(unanswered, response.get("id"), response["name"])
+                call_id = answered.call_id if answered else response.get("id")
+                body = _gemini_body(response.get("response"))
+                is_error = isinstance(body, dict) and set(body) == {"error"}
+                parsed.results.append(ToolResult(call_id, response["name"], body, index, is_error))
+        text = "\n".join(t for t in texts if t)
+        if role in ("user", "system") and text:
+            parsed.user_texts.append(text)
+            parsed.question = text if role == "user" else parsed.question
+        elif role == "model" and text.strip() and all(c.position != index for c in parsed.calls):
+            last_text = (index, text)
+    parsed.answer = _final(last_text, parsed)
+    return parsed
+
+
+def _answered(unanswered: list[ToolCall], call_id: Any, name: str) -> ToolCall | None:
+    """The call a response answers: by id when it has one, else the earliest unanswered call
+    of its name."""
+    for call in unanswered:
+        if (call.call_id == str(call_id)) if call_id else call.name == name:
+            unanswered.remove(call)
+            return call
+    return None
+
+
+def _gemini_body(response: Any) -> Any:
+    """A functionResponse's `response`: the SDK wraps a plain return value as {"result": ...}
+    (or "output" / "content"), which is the result itself."""
+    if isinstance(response, dict) and len(response) == 1:
+        ((key, value),) = response.items()
+        if key in ("result", "output", "content") and not isinstance(value, dict | list):
+            return parse_json_text(value)
+    return parse_json_text(response)
+
+
+def _langchain_message(message: Any) -> bool:
+    if not isinstance(message, dict) or "role" in message:
+        return False
+    if message.get("lc") is not None and isinstance(message.get("id"), list):
+        return str(message["id"][-1]) in LANGCHAIN_TYPES
+    return message.get("type") in LANGCHAIN_TYPES
+
+
+def _langchain_fields(message: dict) -> tuple[str, dict]:
+    """(type, fields) of a message in any of LangChain's three dict shapes."""
+    if message.get("lc") is not None and isinstance(message.get("id"), list):
+        fields = message.get("kwargs")
+        return LANGCHAIN_TYPES[str(message["id"][-1])], fields if isinstance(fields, dict) else {}
+    kind = LANGCHAIN_TYPES[message["type"]]
+    data = message.get("data")
+    return kind, data if isinstance(data, dict) else message
+
+
+def _langchain(run: dict, run_id: str) -> AgentRun:
+    parsed = AgentRun(run_id, "langchain", "", [], _tool_schemas(run), model=run.get("model"))
+    names: dict[str, str] = {}
+    last_text: tuple[int, str] | None = None
+    for index, message in enumerate(run["messages"]):
+        kind, fields = _langchain_fields(message)
+        where = f"messages[{index}]"
+        if kind == "chat":  # ChatMessage: a role of its own
+            kind = {"assistant": "ai", "user": "human"}.get(str(fields.get("role")), "system")
+        text = _text(fields.get("content"))
+        if kind in ("human", "system"):
+            parsed.user_texts.append(text)
+            parsed.question = text if kind == "human" else parsed.question
+        elif kind == "ai":
+            calls = _langchain_calls(fields, where)
+            for call in calls:
+                parsed.calls.append(ToolCall(call[0], call[1], call[2], index, call[3]))
+                names[call[0]] = call[1]
+            if text.strip() and not calls:
+                last_text = (index, text)
+        else:
+            call_id = fields.get("tool_call_id")
+            name = fields.get("name") or names.get(str(call_id or "")) or "unknown"
+            if not call_id:  # a FunctionMessage names its function, not its call
+                call_id = next((c.call_id for c in reversed(parsed.calls) if c.name == name), None)
+            if not call_id:
+                raise RunFormatError(f"{where}: a tool message without tool_call_id or known name")
+            content = fields.get("content")
+            content = parse_json_text(_text(content) if isinstance(content, list) else content)
+            is_error = fields.get("status") == "error"
+            parsed.results.append(ToolResult(str(call_id), name, content, index, is_error))
+    parsed.answer = _final(last_text, parsed)
+    return parsed
+
+
+def _langchain_calls(fields: dict, where: str) -> list[tuple[str, str, Any, str | None]]:
+    """(id, name, args, args error) of an AIMessage's calls: `tool_calls` (args parsed), else the
+    provider's own in `additional_kwargs.tool_calls`; `invalid_tool_calls` keep their text."""
+    found = []
+    raw = fields.get("tool_calls") or []
+    if not raw:  # older exports keep only the provider's (OpenAI) calls
+        extra = fields.get("additional_kwargs")
+        raw = [
+            {"id": c.get("id"), **(c.get("function") or {})}
+            for c in (extra.get("tool_calls") or [] if isinstance(extra, dict) else [])
+            if isinstance(c, dict)
+        ]
+    for number, call in enumerate(raw):
+        if not isinstance(call, dict) or not call.get("name"):
+            raise RunFormatError(f"{where}.tool_calls[{number}] has no name")
+        call_id = str(call.get("id") or f"call_{where}_{number}")
+        args, error = _call_args(call.get("args", call.get("arguments")), f"{where}.tool_calls")
+        found.append((call_id, call["name"], args, error))
+    for number, call in enumerate(fields.get("invalid_tool_calls") or []):
+        if isinstance(call, dict) and call.get("name"):
+            call_id = str(call.get("id") or f"invalid_{where}_{number}")
+            args, error = _call_args(call.get("args"), f"{where}.invalid_tool_calls[{number}]")
+            error = error or f"{where}.invalid_tool_calls[{number}]: {call.get('error')}"
+            found.append((call_id, call["name"], args, error))
+    return found
+
+
 def _generic(run: dict, run_id: str) -> AgentRun:
     question = run.get("question")
     if not isinstance(question, str) or not question.strip():
@@ -513,6 +740,8 @@ def read_file(path: Path) -> Iterator[AgentRun | RunError]:
         return
     if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
         data = {"messages": data}  # a bare message list is one OpenAI / Anthropic run
+    elif isinstance(data, list) and data and all(_langchain_message(m) for m in data):
+        data = {"messages": data}  # messages_to_dict's list: one LangChain run
     elif isinstance(data, list) and data and all(_responses_item(m) for m in data):
         data = {"input": data}  # a bare item list (the Agents SDK's to_input_list()): one run
     if isinstance(data, list):
