@@ -118,7 +118,7 @@ def gate_sets() -> list[str]:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     target = re.search(r"^gate:.*\n((?:\t.*\n)+)", makefile, flags=re.M)
     assert target, "the Makefile has a gate target"
-    return re.findall(r"--set (\S+) --gate", target.group(1))
+    return re.findall(r"--set (\S+)(?: --set-override \S+)* --gate", target.group(1))
 
 
 def sample_questions() -> int:
