@@ -52,6 +52,7 @@ REFERENCES_F1 = {
 }
 TARGETS = {"f1": 0.70, "correct_flag_rate": 0.15, "recall": 0.80, "typical_seconds": 1.5}
 CLAIM_ROWS = common.CACHE / "ragtruth_claims.jsonl"
+PARTIAL_ITEMS = common.CACHE / "ragtruth_items.partial.jsonl"
 PASSAGE_RE = re.compile(r"(?im)^[ \t]*passage[ \t]*(\d+)[ \t]*:")
 TYPICAL_CLAIMS = (5, 7)  # "a typical answer: 6 claims, 3 passages" (issue 41), give or take one
 TYPICAL_ANSWERS = 8
@@ -460,10 +461,15 @@ def run(
     records = load(folder, split, limit, file)
     items, claim_rows = [], []
     started = time.perf_counter()
+    # each answer's item as it is checked: a long run cut short still has what it measured
+    PARTIAL_ITEMS.parent.mkdir(parents=True, exist_ok=True)
+    PARTIAL_ITEMS.write_text("", encoding="utf-8")
     for index, record in enumerate(records):
         item, rows = check_item(record, toolkit, split_of(record["source_id"]))
         items.append(item)
         claim_rows += rows
+        with PARTIAL_ITEMS.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(item) + "\n")
         if (index + 1) % 25 == 0:
             common.console.print(f"ragtruth: {index + 1}/{len(records)} answers")
     total_s = time.perf_counter() - started

@@ -77,6 +77,7 @@ def dataset(tmp_path, monkeypatch):
     (folder / "LICENSE").write_text("MIT License (synthetic test data)\n")
     monkeypatch.setattr(common, "DATASETS", tmp_path / "datasets")
     monkeypatch.setattr(ragtruth, "CLAIM_ROWS", tmp_path / "claims.jsonl")
+    monkeypatch.setattr(ragtruth, "PARTIAL_ITEMS", tmp_path / "items.partial.jsonl")
     return folder
 
 
