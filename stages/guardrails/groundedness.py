@@ -111,6 +111,7 @@ INJECTION_RE = re.compile(
     r"|\b(assistant|ai|model)s?\b.{0,30}\b(must|should) (now )?(say|tell|answer|respond|reply)\b",
     re.IGNORECASE | re.DOTALL,
 )
+DOTTED_ACRONYM_RE = re.compile(r"\b(?:[A-Z]\.){2,}")
 NAME_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]?[\w&-]*|\b[A-Z]{2,}[a-z]?\b")
 # Mixed letters and digits with a separator (INV-2026-042, SKU 12-AB), URLs and e-mail addresses.
 IDENTIFIER_RE = re.compile(
@@ -423,12 +424,23 @@ def _vocabulary(text: str) -> set[str]:
     """Folded words of a text and their stems: a name is found in any inflection."""
     tokens = {t.removesuffix("'s").removesuffix("'") for t in words(fold(text).replace("-", " "))}
     tokens |= {piece for t in tokens if "'" in t for piece in t.split("'")}  # O'Meara
+    # "U.S." is the acronym "US" (and written so, "u.s."): "United States" expands it
+    dotted = {m.lower() for m in DOTTED_ACRONYM_RE.findall(text)}
+    tokens |= dotted | {d.replace(".", "") for d in dotted}
     return tokens | {stem(t) for t in tokens if t}
 
 
 def _name_known(name: str, vocabulary: set[str]) -> bool:
     parts = [p.removesuffix("'s").removesuffix("'") for p in re.split(r"[-']", fold(name)) if p]
-    return all(p in vocabulary or stem(p) in vocabulary for p in parts)
+    return all(
+        p in vocabulary or stem(p) in vocabulary or _pieces_known(p, vocabulary) for p in parts
+    )
+
+
+def _pieces_known(part: str, vocabulary: set[str]) -> bool:
+    """A name with a digit inside ("Sn0wBreeze") is several tokens in the evidence's words."""
+    pieces = words(part)
+    return len(pieces) > 1 and all(p in vocabulary for p in pieces)
 
 
 def _question_spelling(name: str, vocabulary: set[str], question: str) -> bool:
@@ -452,7 +464,10 @@ def _expands_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
         after = re.match(r"\s*\(([A-Za-z]{2,8})\)", claim[run.end() :])
         acronyms = {fold(after.group(1)).removesuffix("s")} if after else set()
         acronyms = {a for a in acronyms if a in vocabulary or f"{a}s" in vocabulary}
+        dotted = ".".join(initials) + "."  # "U.S." in the evidence
         if initials in acronyms or initials in vocabulary and len(initials) >= 3:
+            return True
+        if len(initials) >= 2 and dotted in vocabulary:
             return True
     return False
 
