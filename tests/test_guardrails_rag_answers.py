@@ -234,3 +234,10 @@ def test_an_answer_with_the_asked_type_or_a_refusal_is_not_held_to_it():
         config=LEXICAL,
     )
     assert not any("answer_type_mismatch" in r for r in refusal["reasons"])
+
+
+def test_the_blocked_answer_tells_the_reader_it_does_not_give_what_was_asked():
+    from stages.guardrails import answers
+
+    reasons = [answer_type.mismatch("When is the crane upgrade?", ["Crane upgrade in Bergen."])]
+    assert "does not give what the question asks for" in answers._failure_mode(reasons, "revise")
