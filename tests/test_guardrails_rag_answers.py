@@ -187,6 +187,9 @@ def test_the_question_s_opening_says_what_type_it_asks_for(question, kind):
         ("person", "The company was founded by Ada Lovelace.", True),
         ("person", "It was founded by a local baker.", True),
         ("place", "It is in Bergen.", True),
+        ("place", "Hawaii", True),  # a short answer's first word is its name
+        ("person", "Madonna", True),
+        ("person", "It was approved last year.", False),
     ],
 )
 def test_what_counts_as_a_value_of_the_type_is_broad(kind, text, holds):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from stages.common.text import STOPWORDS
+
 VERSION = "1.0.0"
 
 # The question's first words -> the type it asks for. Only these openings: a type is asked
@@ -111,10 +113,19 @@ def holds(kind: str, text: str) -> bool:
     if kind == "figure":
         return bool(found & FIGURE_WORDS)
     if kind == "person":
-        return bool(NAME_RE.search(text) or found & PERSON_WORDS or PERSON_SUFFIX_RE.search(text))
+        return bool(_named(text) or found & PERSON_WORDS or PERSON_SUFFIX_RE.search(text))
     if kind == "place":
-        return bool(NAME_RE.search(text) or found & PLACE_WORDS)
+        return bool(_named(text) or found & PLACE_WORDS)
     return True
+
+
+def _named(text: str) -> bool:
+    """A name anywhere: a capitalised word past a sentence's first, or a first word that is no
+    common word ("Madonna", "Hawaii" as the whole answer)."""
+    if NAME_RE.search(text):
+        return True
+    first = re.match(r"\W*([A-Z][\w&'-]*)", text)
+    return bool(first) and first.group(1).lower() not in STOPWORDS | PERSON_WORDS
 
 
 def mismatch(question: str, texts: list[str]) -> str | None:
