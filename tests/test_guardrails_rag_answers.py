@@ -138,6 +138,14 @@ def test_a_name_the_question_gives_is_not_invented_by_the_answer():
     assert groundedness.check_entities(claim, spans).score == 0.0
     asked = "how to transfer photos from lg g3 to acer laptop"
     assert groundedness.check_entities(claim, spans, context=asked).score == 1.0
+    sewer = ["Replacing a sewer line costs $3,000 to $25,000."]
+    claim = "A sewer line in Michigan costs $3,000 to $25,000."
+    assert groundedness.check_entities(claim, sewer, context="sewer line cost michigan").score == 1
+    # what the claim is about, the question's name must be in the evidence
+    knowledge = ["Jonathan Stark won two Grand Slam doubles titles."]
+    asked = "Who won more Grand Slam titles, Henri Leconte or Jonathan Stark?"
+    claim = "Henri Leconte won more Grand Slam titles."
+    assert groundedness.check_entities(claim, knowledge, context=asked).score == 0.0
 
 
 def test_an_acronym_the_claim_defines_from_the_evidence_is_known():

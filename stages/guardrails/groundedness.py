@@ -93,7 +93,8 @@ CHECKS = {
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
     # 2.4: an opener the claim also writes in lower case, or a verb once lower-cased, is a word
     # 2.5: the month of a full date ("2 March 2026") is no name (figures compares the date)
-    # 2.6: the question's names, acronyms the claim defines, "Passage" (a reference) are known
+    # 2.6: the question's names as qualifiers ("in Michigan"), acronyms the claim defines, "U.S."
+    # for "United States", "Passage" (a reference) are known
     "entities": "2.6.0",
     # 2.1: glued web sentences split; a span's negation scopes forward; 2.2: not over a word the
     # span sentence also restates unnegated
@@ -472,6 +473,17 @@ def _expands_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
     return False
 
 
+QUALIFIER_RE = (
+    r"\b(?:in|at|on|for|from|to|with|into|near|within|across|throughout)\s+"
+    r"(?:(?:the|a|an|your|my|our|their|his|her|its)\s+)?"
+)
+
+
+def _qualifier(name: str, claim: str) -> bool:
+    """The name follows a preposition ("in Michigan", "to your Acer laptop", "with Ford Sync")."""
+    return re.search(QUALIFIER_RE + re.escape(name) + r"\b", claim, re.IGNORECASE) is not None
+
+
 def _defined_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
     """An acronym the claim defines after words the spans hold, whose initials spell it:
     "the right lower quadrant (RLQ)" where the evidence writes "right lower quadrant"."""
@@ -558,13 +570,14 @@ def check_entities(
         lower = " ".join(LOWER_WORD_RE.findall(body))
         known_words = vocabulary | _vocabulary(f"{context} {lower}")
     unknown = set()
-    # a name the question gives is the user's, not one the answer introduced ("Acer" in "how to
-    # transfer photos to an Acer laptop"); whether the evidence bears it out is the judge's call
+    # A name the question gives, as the qualifier the user put on it ("in Michigan", "to your
+    # Acer laptop"), is the user's setting, not one the answer introduced: the judge weighs it.
+    # As what the claim is about ("Leconte won more titles") it must be in the evidence.
     asked = _vocabulary(context) if names and context else set()
     for name in names:
         if _name_known(name, vocabulary) or _question_spelling(name, vocabulary, context):
             continue
-        if asked and _name_known(name, asked):
+        if asked and _name_known(name, asked) and _qualifier(name, body):
             continue
         if _expands_acronym(name, body, vocabulary) or _defined_acronym(name, body, vocabulary):
             continue
