@@ -39,6 +39,8 @@ NAME = "ragtruth"
 DESCRIPTION = "RAGTruth QA (304 LLM answers): response P/R/F1, correct-answer flag rate, spans, s"
 FOLDER = "ragtruth_qa_dev"
 FILES = ("ragtruth_qa_dev.jsonl",)
+# `--data train`: RAGTruth QA train responses, for fitting (the dev set is for reporting only)
+DATA = {"dev": (FOLDER, FILES[0]), "train": ("ragtruth_qa_train", "ragtruth_qa_train.jsonl")}
 SPLITS = ("fit", "report")
 # Response-level F1 on RAGTruth QA (RAGTruth paper table 5; LettuceDetect; RAG-HAT).
 REFERENCES_F1 = {
@@ -50,6 +52,7 @@ REFERENCES_F1 = {
 }
 TARGETS = {"f1": 0.70, "correct_flag_rate": 0.15, "recall": 0.80, "typical_seconds": 1.5}
 CLAIM_ROWS = common.CACHE / "ragtruth_claims.jsonl"
+PARTIAL_ITEMS = common.CACHE / "ragtruth_items.partial.jsonl"
 PASSAGE_RE = re.compile(r"(?im)^[ \t]*passage[ \t]*(\d+)[ \t]*:")
 TYPICAL_CLAIMS = (5, 7)  # "a typical answer: 6 claims, 3 passages" (issue 41), give or take one
 TYPICAL_ANSWERS = 8
@@ -103,12 +106,14 @@ def detection_record(record: dict) -> dict:
     }
 
 
-def load(folder: Path, split: str = "all", limit: int | None = None) -> list[dict]:
+def load(
+    folder: Path, split: str = "all", limit: int | None = None, file: str = FILES[0]
+) -> list[dict]:
     """Detection records of `split` (fit | report | all), in file order, at most `limit`."""
     if split not in (*SPLITS, "all"):
         raise ValueError(f"split must be fit, report or all, not {split!r}")
     out = []
-    with (folder / FILES[0]).open(encoding="utf-8") as handle:
+    with (folder / file).open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -438,22 +443,33 @@ def run(
     split: str = "all",
     limit: int | None = None,
     speed: bool = True,
+    data: str = "dev",
+    config_file: Path | None = None,
     **_: Any,
 ) -> dict[str, Any]:
     from stages import guardrails
 
-    folder = common.dataset_dir(FOLDER, FILES)  # raises Skipped when absent
+    if data not in DATA:
+        raise ValueError(f"data must be one of {', '.join(DATA)}, not {data!r}")
+    folder_name, file = DATA[data]
+    folder = common.dataset_dir(folder_name, (file,))  # raises Skipped when absent
+    overrides = with_config_file(overrides, config_file)
     config = guardrails.Config.model_validate(
         {**_pipeline_guardrails(), **guardrails_settings(overrides)}
     )
     toolkit = guardrails.Toolkit(config)
-    records = load(folder, split, limit)
+    records = load(folder, split, limit, file)
     items, claim_rows = [], []
     started = time.perf_counter()
+    # each answer's item as it is checked: a long run cut short still has what it measured
+    PARTIAL_ITEMS.parent.mkdir(parents=True, exist_ok=True)
+    PARTIAL_ITEMS.write_text("", encoding="utf-8")
     for index, record in enumerate(records):
         item, rows = check_item(record, toolkit, split_of(record["source_id"]))
         items.append(item)
         claim_rows += rows
+        with PARTIAL_ITEMS.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(item) + "\n")
         if (index + 1) % 25 == 0:
             common.console.print(f"ragtruth: {index + 1}/{len(records)} answers")
     total_s = time.perf_counter() - started
@@ -461,7 +477,8 @@ def run(
     splits = {s: [i for i in items if i["split"] == s] for s in SPLITS}
     result = {
         "data": {
-            "file": str(folder / FILES[0]),
+            "set": data,
+            "file": str(folder / file),
             "split": split,
             "answers": len(items),
             "questions": len({r["source_id"] for r in records}),
@@ -504,8 +521,29 @@ def run(
     name = (
         NAME if split == "all" and not limit else f"{NAME}-{split}" + (f"-{limit}" if limit else "")
     )
+    if data != "dev":
+        name = f"{name}-{data}"
+    if config_file is not None:
+        name = f"{name}-{Path(config_file).stem}"
     common.write_result(name, result, results_dir)
     return result
+
+
+def with_config_file(
+    overrides: dict[str, dict[str, Any]] | None, config_file: Path | None
+) -> dict[str, dict[str, Any]]:
+    """`--set` overrides over a guardrails YAML's keys (e.g. configs/guardrails-fast.yaml, read
+    as the pipeline reads an included file: its keys over configs/guardrails.yaml's)."""
+    overrides = dict(overrides or {})
+    if config_file is None:
+        return overrides
+    import yaml
+
+    keys = yaml.safe_load(Path(config_file).read_text(encoding="utf-8")) or {}
+    if not isinstance(keys, dict):
+        raise ValueError(f"{config_file}: expected a mapping of guardrails settings")
+    overrides["guardrails"] = {**keys, **overrides.get("guardrails", {})}
+    return overrides
 
 
 def _shown(path: Path) -> str:
@@ -586,6 +624,19 @@ if __name__ == "__main__":
     )
     parser.add_argument("--no-speed", action="store_true", help="skip the typical-answer timing")
     parser.add_argument(
+        "--data",
+        choices=list(DATA),
+        default="dev",
+        help="dev: report on it only; train: RAGTruth QA train, for fitting",
+    )
+    parser.add_argument(
+        "--guardrails-config",
+        type=Path,
+        default=None,
+        metavar="YAML",
+        help="guardrails keys over the pipeline's, e.g. configs/guardrails-fast.yaml",
+    )
+    parser.add_argument(
         "--freeze",
         type=Path,
         default=None,
@@ -618,6 +669,8 @@ if __name__ == "__main__":
             split=args.split,
             limit=args.limit,
             speed=not args.no_speed,
+            data=args.data,
+            config_file=args.guardrails_config,
         )
     except common.Skipped as skipped:
         raise SystemExit(common.skip_message(NAME, str(skipped))) from None

@@ -77,6 +77,7 @@ def dataset(tmp_path, monkeypatch):
     (folder / "LICENSE").write_text("MIT License (synthetic test data)\n")
     monkeypatch.setattr(common, "DATASETS", tmp_path / "datasets")
     monkeypatch.setattr(ragtruth, "CLAIM_ROWS", tmp_path / "claims.jsonl")
+    monkeypatch.setattr(ragtruth, "PARTIAL_ITEMS", tmp_path / "items.partial.jsonl")
     return folder
 
 
@@ -128,6 +129,28 @@ def test_bench_runs_on_a_synthetic_file(dataset, tmp_path):
     # a split and a limit name their own result file
     ragtruth.run(tmp_path / "results", overrides, split="fit", limit=1, speed=False)
     assert (tmp_path / "results" / "ragtruth-fit-1.json").is_file()
+
+
+def test_the_train_set_and_a_guardrails_yaml_name_their_result(dataset, tmp_path):
+    train = dataset.parent / ragtruth.DATA["train"][0]
+    train.mkdir()
+    (train / ragtruth.DATA["train"][1]).write_text(json.dumps(RECORDS[1]) + "\n")
+    settings = tmp_path / "gate.yaml"
+    settings.write_text("judge: none\nanswer_threshold: 0.5\n")
+    overrides = {"guardrails": {"answer_threshold": 0.6}}  # --set wins over the file
+    result = ragtruth.run(
+        tmp_path / "results", overrides, speed=False, data="train", config_file=settings
+    )
+    assert result["data"]["set"] == "train" and result["data"]["answers"] == 1
+    assert result["config"]["judge"] == "none" and result["config"]["overrides"]["guardrails"] == {
+        "judge": "none",
+        "answer_threshold": 0.6,
+    }
+    assert (tmp_path / "results" / "ragtruth-train-gate.json").is_file()
+    # every answer's item was kept as it was checked
+    assert len((tmp_path / "items.partial.jsonl").read_text().splitlines()) == 1
+    with pytest.raises(ValueError, match="data must be"):
+        ragtruth.run(tmp_path / "results", overrides, data="test")
 
 
 def test_skips_without_the_data_set(tmp_path, monkeypatch):

@@ -543,10 +543,15 @@ def attr_row(
     }
 
 
-def run_guardrails(cases, config: Config = DET, extra_inputs: dict | None = None):
+def run_guardrails(
+    cases,
+    config: Config = DET,
+    extra_inputs: dict | None = None,
+    question: str = "How much does the plan cost?",
+):
     """cases: (attribution row, generation row, evidence rows) per question."""
     questions = [
-        {"question_id": a["question_id"], "question": "How much does the plan cost?",
+        {"question_id": a["question_id"], "question": question,
          "principal": "employee", "query_type": "general"}
         for a, _, _ in cases
     ]  # fmt: skip
@@ -589,7 +594,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert [c["evidence_id"] for c in final["citations"]] == ["E1"]
     assert (report["action"], report["overall_score"], report["reasons"]) == ("emit", 1.0, [])
-    assert report["version"] == guardrails.VERSION == "2.16.0"
+    assert report["version"] == guardrails.VERSION == "2.17.0"
     [c] = report["claims"]
     assert (c["text"], c["evidence_ids"], c["score"], c["critical"]) == (
         EVIDENCE,
@@ -743,7 +748,8 @@ def test_the_report_names_the_regex_fallback_when_presidio_cannot_be_built(monke
     monkeypatch.setattr(pii, "analyzer", functools.cache(lambda: None))  # installed but broken
     pii._find.cache_clear()
     span = "Billing questions go to billing@contoso.example."
-    reports, finals = run_guardrails([answered_case("q1", f"{span} [E1]", [span])])
+    case = answered_case("q1", f"{span} [E1]", [span])
+    reports, finals = run_guardrails([case], question="Where do billing questions go?")
     pii._find.cache_clear()  # its verdicts came from the regex fallback
     assert "[REDACTED EMAIL]" in finals["q1"]["answer"]
     assert reports["q1"]["pii_detector"] == "regex"
@@ -1092,6 +1098,7 @@ def test_the_final_answer_shows_the_re_cited_markers_and_their_sources():
     reports, finals = run_guardrails(
         [(attribution, gen_row("q1", "Embroidery [E2]"), evidence)],
         Config(judge="none", judge_cache_dir=None),
+        question="What technique is the tapestry made with?",
     )
     final = finals["q1"]
     assert (final["status"], final["answer"]) == ("answered", "Embroidery [E1]")

@@ -131,10 +131,17 @@ NEXT_INITIAL_RE = re.compile(r"[A-Z]\.\s")
 INITIALS_BEFORE_RE = re.compile(r"(?:^|[\s(\"'])[A-Z]\. [A-Z]\.$")
 ABBREVIATION_RE = re.compile(r"(?:^|[\s(\"'])([A-Za-z]{1,5}|[a-z]\.[a-z])\.$")
 
+# Thousands may be grouped by a no-break or thin space ("1 200", as French and SI style write
+# them); a plain space is not taken as one ("1 200" in prose may be two figures).
+_GROUP_SPACES = "\u00a0\u202f\u2009"
 NUMBER_RE = re.compile(
-    r"(?<![\w.])(?:[€$£]\s?)?\d+(?:[.,:]\d+)*(?:\s?(?:%|percent))?",
+    rf"(?<![\w.])(?:[€$£]\s?)?(?:\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+|\d+)(?:[.,:]\d+)*"
+    r"(?:\s?(?:%|percent\b|per\s?cent\b|pct\b))?",
     re.IGNORECASE,
 )
+# "12 %", "12 percent", "12 per cent", "12 pct": one percentage, written "12%"
+PERCENT_RE = re.compile(r"(\d)\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.IGNORECASE)
+GROUPED_RE = re.compile(rf"(?<=\d)[{_GROUP_SPACES}](?=\d{{3}}\b)")
 
 
 def normalize_text(text: str) -> str:
@@ -177,8 +184,34 @@ def tokenize(text: str) -> list[str]:
 
 
 def content_tokens(text: str) -> list[str]:
-    """Stemmed tokens that carry meaning: no stopwords, no one-letter words."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    """Stemmed tokens that carry meaning: no stopwords, no one-letter words. A figure is one
+    token however it is written ("12 %", "12 per cent" and "12%"; "1,200" and "1200")."""
+    return [
+        figure_token(stem(w))
+        for w in words(written_figures(text))
+        if w not in STOPWORDS and (len(w) > 1 or w.isdigit())
+    ]
+
+
+def written_figures(text: str) -> str:
+    """Percentages written "12%" and thousands grouped by a no-break space joined: the spellings
+    of one figure read as one token."""
+    if not any(c.isdigit() for c in text):
+        return text
+    return GROUPED_RE.sub("", PERCENT_RE.sub(r"\1%", text))
+
+
+def figure_token(token: str) -> str:
+    """A number token in one form: "1,200" -> "1200", "12.0" -> "12", "1.50%" -> "1.5%"."""
+    if not token[:1].isdigit():
+        return token
+    percent = "%" if token.endswith("%") else ""
+    digits = token.removesuffix("%")
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    if re.fullmatch(r"\d+\.\d+", digits):
+        digits = digits.rstrip("0").rstrip(".")
+    return digits + percent
 
 
 def states_nothing(sentence: str, min_tokens: int) -> bool:
@@ -258,13 +291,13 @@ def sentence_spans(text: str, abbreviations: bool = True) -> list[tuple[int, int
 
 
 def canonical_number(raw: str) -> str:
-    """'€ 1,200.50' -> '1200.50'; '99.9 percent' -> '99.9%'. Keeps % as part of the value."""
-    value = raw.lower().replace("percent", "%").replace(" ", "")
+    """'€ 1,200.50' -> '1200.5'; '99.9 percent' -> '99.9%'; '12.0 %' -> '12%'. Keeps % as part
+    of the value; a decimal's trailing zeros go ("$5.00" is "$5")."""
+    value = PERCENT_RE.sub(r"\1%", raw.lower())
+    value = re.sub(rf"[\s{_GROUP_SPACES}]", "", value)
     is_percent = value.endswith("%")
     digits = re.sub(r"[^\d.,:]", "", value)
-    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
-        digits = digits.replace(",", "")
-    return digits + ("%" if is_percent else "")
+    return figure_token(digits + ("%" if is_percent else ""))
 
 
 def numbers_in(text: str) -> set[str]:

@@ -91,7 +91,7 @@ NAME = "guardrails"
 # covers the sentence splitter's abbreviation change in stages/common/text.py made alongside
 # 2.16: a bold title line, a "Sources:" / "References:" line and a question are framing (claims
 # 1.7, framing 1.2); the month of a full date is no name (entities 2.5)
-VERSION = "2.16.0"
+VERSION = "2.17.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")

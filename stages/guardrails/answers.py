@@ -32,6 +32,8 @@ def _failure_mode(reasons: list[str], action: str) -> str:
         return "a technical problem prevented checking it against the sources"
     if "citation" in text or "cites no evidence" in text or "not retrieved" in text:
         return "its citations could not be verified"
+    if "answer_type_mismatch" in text:
+        return "it does not give what the question asks for (a date, a figure, a person or a place)"
     if "self-consistency" in text and action == "block":
         return "its key facts were not stable when re-checked"
     return "part of it is not supported by the sources"

@@ -23,7 +23,9 @@ from stages.common.text import content_tokens
 
 # 1.1: pointing to other sources is framing; "the necessary information" is meta; 1.2: a line
 # naming its sources ("Source: pricing_api", "References:") is framing, and so is a question
-VERSION = "1.2.0"
+# 1.3: hedges ("it is difficult to say", "may vary depending on"), remarks about the answer or the
+# passages, and advice to check with the manufacturer / a professional / an official source
+VERSION = "1.3.0"
 
 _SOURCES = (
     r"(?:passages?|context|information(?: provided| given)?|texts?|documents?|sources?|"
@@ -66,6 +68,70 @@ ELSEWHERE_RE = re.compile(
     r"(?:\w+\s+){0,2}(?:other|additional|further|more|external|outside|different|reliable)\s+"
     r"(?:sources?|resources?|references?|materials?|guides?|information)\b"
 )
+# Where a reader is sent to check for themselves: a maker, a professional, an official or local
+# body, the product's own documentation. "it may be necessary to check the manufacturer's
+# instructions", "it's best to consult your local council", "contact your bank".
+_AUTHORITY = (
+    r"(?:manufacturer|maker|dealer|retailer|vendor|supplier|provider|carrier|insurer|bank|lender|"
+    r"employer|landlord|school|university|council|authorit(?:y|ies)|government|agency|office|"
+    r"department|embassy|consulate|service cent(?:er|re)|support|customer service|"
+    r"(?:user|owner'?s?|product|instruction|service) manual|manual|documentation|label|packaging|"
+    r"instructions|guidelines|official (?:website|site|source|guidance)|website|"
+    r"mechanic|technician|electrician|plumber|contractor|installer|advisor|adviser|counsel(?:l?or)?|"
+    r"doctor|professional|physician|expert|healthcare provider|specialist|veterinarian|vet|lawyer|"
+    r"attorney|accountant|pharmacist|dermatologist|dentist|nutritionist|dietitian|therapist)"
+)
+CHECK_WITH_RE = re.compile(
+    r"(?i)\b(?:consult(?:ing)?|check(?:ing)?(?: with)?|contact(?:ing)?|ask(?:ing)?|refer(?:ring)? "
+    r"to|speak(?:ing)? (?:with|to)|talk(?:ing)? (?:with|to)|visit(?:ing)?|verify(?:ing)? with|"
+    r"seek(?:ing)? (?:the )?(?:advice|help|guidance) (?:of|from)|confirm(?:ing)? with|"
+    r"reach(?:ing)? out to|follow(?:ing)?|read(?:ing)?|review(?:ing)?)\s+"
+    rf"(?:[\w'’-]+\s+){{0,4}}?{_AUTHORITY}s?\b"
+)
+SEEK_HELP_RE = re.compile(
+    r"(?i)\bseek(?:ing)? (?:immediate |prompt |urgent )?(?:medical|professional|legal|expert) "
+    r"(?:help|attention|advice|care|assistance|guidance|treatment)\b"
+)
+# A name (a capitalised word past a sentence's first, an acronym) is a fact to check: a hedge or a
+# piece of advice that names one ("check with Rollstone Bank") stays a claim.
+NAME_IN_TEXT_RE = re.compile(r"(?<![.!?:]\s)(?<!^)\b(?:[A-Z][a-z]+[A-Z]?[\w&-]*|[A-Z]{2,}s?)\b")
+NOT_NAMES = frozenset({"I", "Note", "Please", "However", "Therefore", "Additionally", "Also"})
+
+
+def _names(body: str) -> list[str]:
+    return [m.group(0) for m in NAME_IN_TEXT_RE.finditer(body) if m.group(0) not in NOT_NAMES]
+
+
+# Hedges: how sure the answer can be, or that it depends, stated with no fact of its own.
+HEDGE_RE = re.compile(
+    r"(?i)\b(?:(?:difficult|hard|impossible|not possible|challenging|tricky) to "
+    r"(?:\w+ly )?(?:say|determine|tell|know|answer|predict|estimate|give|provide|pinpoint|"
+    r"conclude|state|assess|confirm)\b"
+    r"|without (?:more|additional|further|specific|more specific|more detailed|knowing|"
+    r"additional specific|further specific|the specific|the exact)\b"
+    r"|cannot be (?:\w+ly )?(?:determined|answered|known|said|confirmed|concluded)\b"
+    r"|(?:may|can|might|could|will|would|often|usually|generally|tends? to) (?:\w+ly )?"
+    r"(?:vary|differ)\b"
+    r"|\b(?:it|this|that|the answer|which one|what works)(?: all)? (?:really |ultimately )?"
+    r"(?:depends|may depend|can depend|will depend|varies)(?:\s*[.!;]?\s*$| on (?:various|several|"
+    r"many|a (?:number|variety) of|different|individual|personal|your|one's|the (?:specific|"
+    r"individual|particular|situation|circumstances|person)))"
+    r"|(?:not|no) (?:a )?(?:one-size-fits-all|definitive|definite|conclusive|clear-cut|"
+    r"straightforward|simple|exact) (?:answer|rule|formula|number|figure|way)\b"
+    r"|(?:is|are) not (?:fully |entirely )?(?:conclusive|definitive|certain|clear)\b"
+    r"|(?:best|a good idea|advisable|recommended|wise|important|necessary|helpful|worth) "
+    r"(?:\w+ )?to (?:double-)?check\b)"
+)
+# The answer talking about itself or its passages: "these steps are based on the passages",
+# "I may need to revise my answer", "the answer to the question is provided above".
+ABOUT_ANSWER_RE = re.compile(
+    r"(?i)\b(?:my|this|the above|these|the) (?:answer|response|instructions|steps|"
+    r"information|summary|list|explanation|suggestions|tips)\b.{0,60}\b(?:based on|"
+    r"(?:provided|given|outlined|listed|described|shown|mentioned) (?:above|in the passages?)|"
+    r"from the passages?|revise|update|partial(?:ly)?|incomplete|general|not (?:be )?exhaustive|"
+    r"(?:may|might) not (?:be|apply))"
+    r"|\bi (?:may|might|would|will|can) (?:need to )?(?:revise|update|refine|clarify)\b"
+)
 REFUSAL_RE = re.compile(
     rf"(?i)\b{_SOURCES}\b[^.]{{0,60}}?\b(?:do(?:es)? not|don't|doesn't|did not|didn't|fails? to|"
     r"never)\s+(?:\w+\s+)?(?:mention|provide|contain|include|specify|say|state|give|address|"
@@ -94,6 +160,16 @@ BOILERPLATE = frozenset(
 )
 
 
+# Advice is said to the reader: "you should", "it's best to", "be sure to", an imperative
+ADVICE_LEAD_RE = re.compile(
+    r"(?i)^(?:\w+,\s*)?(?:(?:consult|check|contact|ask|refer|speak|talk|visit|verify|seek|confirm|"
+    r"reach|follow|read|review)\b|(?:please|always|also)\b)"
+    r"|\b(?:you|one|they|readers?|users?|owners?|customers?)\s+(?:should|must|may|might|can|could|"
+    r"will|would|need to|have to|may want to|might want to|are advised to|are encouraged to)\b"
+    r"|\b(?:it(?:'s|’s| is| would be| may be| might be)|is)\s+(?:always\s+|also\s+)?(?:best|a good "
+    r"idea|advisable|recommended|wise|important|necessary|essential|helpful|worth|suggested|"
+    r"prudent)\b|\bbe sure to\b|\bmake sure to\b|\bdon'?t forget to\b"
+)
 META_WORDS = frozenset(
     content_tokens(
         "therefore thus so answer based found can see understand necessary sufficient enough "
@@ -127,6 +203,18 @@ def kind_of(text: str) -> str:
         return "framing"  # a question asks, it states nothing: "Would you like me to track it?"
     if (ADVICE_RE.search(body) or ELSEWHERE_RE.search(body)) and len(body.split()) <= 30:
         return "framing"
+    if (
+        not has_figure
+        and not _names(body)
+        and len(body.split()) <= 40
+        and (
+            (CHECK_WITH_RE.search(body) or SEEK_HELP_RE.search(body))
+            and ADVICE_LEAD_RE.search(body)
+            or HEDGE_RE.search(body)
+            or ABOUT_ANSWER_RE.search(body)
+        )
+    ):
+        return "framing"  # a hedge, a remark about the answer, advice to check elsewhere
     if not set(content_tokens(body)) - BOILERPLATE - META_WORDS:
         return "framing"  # "The answer is based on the information provided in the passages."
     return "claim"

@@ -3,6 +3,7 @@ emit / revise / block decision (`decide`). Re-exported by `stages.guardrails`.""
 
 from __future__ import annotations
 
+from stages.guardrails import answer_type
 from stages.guardrails.config import Config
 
 
@@ -42,6 +43,18 @@ def aggregate(claims: list[dict], config: Config) -> float:
     if config.aggregate == "floor_mean" and lowest < config.claim_floor:
         return lowest
     return mean
+
+
+def typed_answer_problem(claims: list[dict], question: str) -> str | None:
+    """`answer_type_mismatch: …` when the question asks for a date, a figure, a person or a place
+    and no claim of the answer holds one (answer_type.py). An answer that says the evidence lacks
+    it (a refusal) is not held to it."""
+    if not question or any(
+        str(r).startswith("refusal") for c in claims for r in c.get("reasons") or []
+    ):
+        return None
+    texts = [c.get("text") or "" for c in scored(claims)]
+    return answer_type.mismatch(question, texts)
 
 
 def decide(
@@ -94,6 +107,12 @@ def decide(
         f'Unsupported claim: "{c["text"]}" ({"; ".join(c["reasons"]) or "not in the evidence"})'
         for c in weak
     ] + [f'Inconsistent claim: "{text}" (probes gave a different value)' for text in divergent]
+    if mistyped := typed_answer_problem(claims, question):
+        reasons.append(mistyped)
+        feedback.append(
+            f'The answer does not give what the question "{question}" asks for: state it from '
+            "the evidence, or refuse if the evidence does not say"
+        )
     if answer_check is not None and answer_check["status"] == "unsupported":
         reasons.append(
             f"the answer is copied from the evidence but does not answer the question "

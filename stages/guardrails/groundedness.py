@@ -50,10 +50,12 @@ from stages.common.text import (
     coverage,
     critical_values,
     dates_in,
+    figure_token,
     replace_date,
     sentence_spans,
     stem,
     words,
+    written_figures,
 )
 from stages.guardrails.derived import derivable
 
@@ -84,19 +86,23 @@ SPACY_STOP_WORDS = spacy_stop_words()
 
 CHECKS = {
     # 2.1: derived; 2.2: the question's, trailing zeros; 2.3: timeline dates; 2.4: "two types of"
-    "figures": "2.4.0",
-    "scale": "2.0.0",
+    # 2.5: "12 per cent", "1 200" (no-break space), "$5.00", "$1.2M" read as the figure they are
+    "figures": "2.5.0",
+    "scale": "2.1.0",
     # 2.1: names in the cited documents' titles count; 2.2: the question's typo of a written name;
     # 2.3: a list label's or opener's capitalised word is a word when tagged so; acronym expansions
     # 2.4: an opener the claim also writes in lower case, or a verb once lower-cased, is a word
     # 2.5: the month of a full date ("2 March 2026") is no name (figures compares the date)
-    "entities": "2.5.0",
+    # 2.6: the question's names as qualifiers ("in Michigan"), acronyms the claim defines, "U.S."
+    # for "United States", "Passage" (a reference) are known
+    "entities": "2.6.0",
     # 2.1: glued web sentences split; a span's negation scopes forward; 2.2: not over a word the
     # span sentence also restates unnegated
     "polarity": "2.2.0",
     "citations": "1.0.0",
     "injection": "1.1.0",
-    "lexical": "1.0.0",
+    # 1.1: a figure's spellings are one word ("12 %" = "12%", "1,200" = "1200")
+    "lexical": "1.1.0",
 }
 
 INJECTION_RE = re.compile(
@@ -106,6 +112,7 @@ INJECTION_RE = re.compile(
     r"|\b(assistant|ai|model)s?\b.{0,30}\b(must|should) (now )?(say|tell|answer|respond|reply)\b",
     re.IGNORECASE | re.DOTALL,
 )
+DOTTED_ACRONYM_RE = re.compile(r"\b(?:[A-Z]\.){2,}")
 NAME_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]?[\w&-]*|\b[A-Z]{2,}[a-z]?\b")
 # Mixed letters and digits with a separator (INV-2026-042, SKU 12-AB), URLs and e-mail addresses.
 IDENTIFIER_RE = re.compile(
@@ -129,6 +136,8 @@ COMMON_WORDS = frozenset(STOPWORDS | SPACY_STOP_WORDS) | {
     "please",
     "customers",
     "users",
+    "passage",  # an answer's reference to its evidence ("Passage 2 explains…"), not a name
+    "passages",
     "employees",
     "fahrenheit",  # units, not names
     "celsius",
@@ -173,6 +182,10 @@ SCALE_VALUES["bn"] = 10**9
 SCALED_RE = re.compile(
     NUMBER_RE.pattern + r"\s*(thousand|million|billion|trillion|bn)\b", re.IGNORECASE
 )
+# "$1.2M", "€3bn", "£40k": an amount's scale written as a letter (only after a currency sign: a
+# bare "5m" is as often five metres)
+LETTER_SCALE_RE = re.compile(r"([€$£]\s?\d+(?:[.,]\d+)*)\s?(k|mn|m|bn|b)\b(?!\.\w)", re.IGNORECASE)
+LETTER_SCALES = {"k": "thousand", "m": "million", "mn": "million", "b": "billion", "bn": "billion"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
 _UNITS += " fifteen sixteen seventeen eighteen nineteen"
 NUMBER_WORDS = {word: n for n, word in enumerate(_UNITS.split())}
@@ -193,12 +206,22 @@ NUMBER_WORD_RE = re.compile(
 COUNT_WORDS = {"both": 2, "pair": 2, "couple": 2, "twice": 2, "twins": 2, "thrice": 3}
 COUNT_WORDS |= {"triple": 3, "dozen": 12, "decade": 10, "century": 100, "once": 1, "single": 1}
 # Ways an answer says "the evidence says": no content, so no part of the claim to check.
+_SOURCE_WORDS = r"(?:sources?|text|evidence|documents?|passages?|context|articles?|information)"
 LEAD_IN_RE = re.compile(
-    r"^\s*(?:(?:according to|based on|as stated in|per) (?:the )?(?:provided |given )?"
-    r"(?:sources?|text|evidence|documents?|passages?|context|article)\s*,?\s*"
-    r"|(?:the )?(?:provided |given )?(?:sources?|text|evidence|documents?|passages?|context|"
-    r"article) (?:states?|says?|notes?|mentions?|reports?|indicates?|shows?|explains?) that\s+"
-    r"|it is (?:reported|stated|noted|said|mentioned) that\s+)",
+    r"^\s*(?:(?:therefore|thus|so|overall|in summary|in conclusion|in short|to summarize),?\s+)?"
+    r"(?:(?:according to|based on|as stated in|per|from) (?:the |these |this )?"
+    r"(?:provided |given |above |three )?"
+    rf"{_SOURCE_WORDS}(?: provided| given)?\s*,?\s*"
+    r"|(?:the )?(?:provided |given |first |second |third |last )?"
+    r"(?:sources?|text|evidence|documents?|passages?|context|article)"
+    r" (?:states?|says?|notes?|mentions?|reports?|indicates?|shows?|explains?|suggests?|"
+    r"emphasi[sz]es|clarifies|confirms?) that\s+"
+    r"|it is (?:reported|stated|noted|said|mentioned) that\s+)?"
+    # a hedge or a conclusion before what the answer states: the statement is what is checked
+    r"(?:(?:it (?:appears|seems)|it is (?:clear|evident|known|apparent)|"
+    r"we can (?:say|see|conclude|infer)|it can be (?:inferred|concluded|said|seen)) that\s+"
+    r"|the (?:short |final )?answer(?: to (?:the|your) question(?: \"[^\"]{0,80}\")?)? "
+    r"(?:is|would be|can be)\s*:\s*)?",
     re.IGNORECASE,
 )
 PARENTHETICAL_RE = re.compile(r"\s*\([^()]{0,120}\)")
@@ -252,10 +275,9 @@ def canonical_tokens(text: str, dates: bool = True) -> list[str]:
     for iso in sorted(dates_in(text)) if dates else []:
         text = replace_date(text, iso)
     text = NUMBER_WORD_RE.sub(lambda m: f" {_number_word_value(m)} ", text)
-    text = re.sub(r"(\d)\s?(?:percent|per cent)\b", r"\1%", text, flags=re.IGNORECASE)
     tokens = []
-    for token in words(fold(text).replace("-", " ")):
-        tokens.append(token.removesuffix("'s").removesuffix("'"))
+    for token in words(fold(written_figures(text)).replace("-", " ")):
+        tokens.append(figure_token(token.removesuffix("'s").removesuffix("'")))
     return tokens
 
 
@@ -314,7 +336,7 @@ def figure_values(text: str, *, evidence: bool) -> set[str]:
     On the evidence side the values also hold each figure unscaled, number words that are often
     no figure ("one"), ordinal words, and the month of every full date, so that a claim may round
     a date to its month or restate "24 million" as "24,000,000"."""
-    text = _number_words_as_digits(without_identifiers(text), evidence)
+    text = _number_words_as_digits(spelled_scales(without_identifiers(text)), evidence)
     values = critical_values(text)
     scaled = {m.start(): _scaled(m.group(0)[: -len(m.group(1))].strip(), m.group(1))
               for m in SCALED_RE.finditer(text)}  # fmt: skip
@@ -330,6 +352,11 @@ def figure_values(text: str, *, evidence: bool) -> set[str]:
         counted = ORDINAL_WORDS | COUNT_WORDS
         values |= {str(n) for w, n in counted.items() if _contains_word(text, w)}
     return values
+
+
+def spelled_scales(text: str) -> str:
+    """A letter scale read as its word: "$1.2M" -> "$1.2 million"."""
+    return LETTER_SCALE_RE.sub(lambda m: f"{m.group(1)} {LETTER_SCALES[m.group(2).lower()]}", text)
 
 
 def _number_words_as_digits(text: str, evidence: bool) -> str:
@@ -370,7 +397,7 @@ def check_scale(claim: str, spans: list[str]) -> CheckResult:
     support_words = set(words(support))
     held = figure_values(support, evidence=True)
     scales = []
-    for match in SCALED_RE.finditer(without_identifiers(claim)):
+    for match in SCALED_RE.finditer(spelled_scales(without_identifiers(claim))):
         scale = match.group(1).lower()
         value = _scaled(match.group(0)[: -len(match.group(1))].strip(), scale)
         if scale not in support_words and value not in held:
@@ -398,12 +425,23 @@ def _vocabulary(text: str) -> set[str]:
     """Folded words of a text and their stems: a name is found in any inflection."""
     tokens = {t.removesuffix("'s").removesuffix("'") for t in words(fold(text).replace("-", " "))}
     tokens |= {piece for t in tokens if "'" in t for piece in t.split("'")}  # O'Meara
+    # "U.S." is the acronym "US" (and written so, "u.s."): "United States" expands it
+    dotted = {m.lower() for m in DOTTED_ACRONYM_RE.findall(text)}
+    tokens |= dotted | {d.replace(".", "") for d in dotted}
     return tokens | {stem(t) for t in tokens if t}
 
 
 def _name_known(name: str, vocabulary: set[str]) -> bool:
     parts = [p.removesuffix("'s").removesuffix("'") for p in re.split(r"[-']", fold(name)) if p]
-    return all(p in vocabulary or stem(p) in vocabulary for p in parts)
+    return all(
+        p in vocabulary or stem(p) in vocabulary or _pieces_known(p, vocabulary) for p in parts
+    )
+
+
+def _pieces_known(part: str, vocabulary: set[str]) -> bool:
+    """A name with a digit inside ("Sn0wBreeze") is several tokens in the evidence's words."""
+    pieces = words(part)
+    return len(pieces) > 1 and all(p in vocabulary for p in pieces)
 
 
 def _question_spelling(name: str, vocabulary: set[str], question: str) -> bool:
@@ -427,9 +465,37 @@ def _expands_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
         after = re.match(r"\s*\(([A-Za-z]{2,8})\)", claim[run.end() :])
         acronyms = {fold(after.group(1)).removesuffix("s")} if after else set()
         acronyms = {a for a in acronyms if a in vocabulary or f"{a}s" in vocabulary}
+        dotted = ".".join(initials) + "."  # "U.S." in the evidence
         if initials in acronyms or initials in vocabulary and len(initials) >= 3:
             return True
+        if len(initials) >= 2 and dotted in vocabulary:
+            return True
     return False
+
+
+QUALIFIER_RE = (
+    r"\b(?:in|at|on|for|from|to|with|into|near|within|across|throughout)\s+"
+    r"(?:(?:the|a|an|your|my|our|their|his|her|its)\s+)?"
+)
+
+
+def _qualifier(name: str, claim: str) -> bool:
+    """The name follows a preposition ("in Michigan", "to your Acer laptop", "with Ford Sync")."""
+    return re.search(QUALIFIER_RE + re.escape(name) + r"\b", claim, re.IGNORECASE) is not None
+
+
+def _defined_acronym(name: str, claim: str, vocabulary: set[str]) -> bool:
+    """An acronym the claim defines after words the spans hold, whose initials spell it:
+    "the right lower quadrant (RLQ)" where the evidence writes "right lower quadrant"."""
+    letters = fold(name).removesuffix("s")
+    if not name.isupper() and not name[:-1].isupper() or not 2 <= len(letters) <= 8:
+        return False
+    before = re.search(rf"((?:[\w'-]+\s+){{{len(letters)}}})\(\s*{re.escape(name)}\s*\)", claim)
+    if before is None:
+        return False
+    run = before.group(1).split()
+    initials = "".join(fold(w)[0] for w in run)
+    return initials == letters and all(_name_known(w, vocabulary) for w in run)
 
 
 def _first_word_is_ordinary(word: str, claim: str, vocabulary: set[str]) -> bool:
@@ -504,10 +570,16 @@ def check_entities(
         lower = " ".join(LOWER_WORD_RE.findall(body))
         known_words = vocabulary | _vocabulary(f"{context} {lower}")
     unknown = set()
+    # A name the question gives, as the qualifier the user put on it ("in Michigan", "to your
+    # Acer laptop"), is the user's setting, not one the answer introduced: the judge weighs it.
+    # As what the claim is about ("Leconte won more titles") it must be in the evidence.
+    asked = _vocabulary(context) if names and context else set()
     for name in names:
         if _name_known(name, vocabulary) or _question_spelling(name, vocabulary, context):
             continue
-        if _expands_acronym(name, body, vocabulary):
+        if asked and _name_known(name, asked) and _qualifier(name, body):
+            continue
+        if _expands_acronym(name, body, vocabulary) or _defined_acronym(name, body, vocabulary):
             continue
         if name in openers and _first_word_is_ordinary(name, openers[name], known_words):
             continue
