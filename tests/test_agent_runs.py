@@ -639,8 +639,12 @@ def test_a_grounded_run_is_emitted_with_spans_addressed():
         NO_JUDGE,
     )
     assert report["action"] == "emit" and report["diagnosis"]["mode"] == "grounded"
-    span = report["claims"][0]["evidence_spans"][0]
-    assert (span["tool"], span["call_id"], span["pointer"]) == ("get_order", "call_1", "")
+    # each element of the claim rests on a leaf of the JSON result, named by its JSON pointer
+    claim = report["claims"][0]
+    assert claim["judge"] == "structured"
+    pointers = {(s["tool"], s["call_id"], s["pointer"]) for s in claim["evidence_spans"]}
+    assert ("get_order", "call_1", "/order/id") in pointers
+    assert all(s["anchor"] == f"get_order#call_1{s['pointer']}" for s in claim["evidence_spans"])
     assert report["tool_call_validations"][0]["status"] == "valid"
     assert report["probes"].startswith("skipped: no model configured")
     for field in ("run_id", "claims", "consistency_probes", "overall_score", "version"):

@@ -24,10 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field
 import agents.checking.diagnosis as diagnosis
 import agents.checking.evidence as evidence
 import agents.checking.formats as formats
+import agents.checking.structured as structured
 import agents.checking.tool_calls as tool_calls
 from agents.checking.formats import AgentRun
 from stages import guardrails
-from stages.common.text import content_tokens, coverage
+from stages.common.text import content_tokens, coverage, strip_markers
+from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
 # 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default, a generic
@@ -204,6 +206,9 @@ def check_run(
     # answers: probes on means both
     generated = config.judge_short_answers or config.probes
     claims_report = _claims(run, spans, gconfig, toolkit, generated)
+    if claims_report:
+        evidence_calls = {k.call_id or k.tool for k in kinds if k.kind == "evidence"}
+        _structural(run, evidence_calls, spans, claims_report, gconfig)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
@@ -275,6 +280,89 @@ def _claims(
     )
 
 
+def _structural(
+    run: AgentRun,
+    evidence_calls: set[str | None],
+    spans: list[evidence.Span],
+    report: dict,
+    gconfig: guardrails.Config,
+) -> None:
+    """Each claim matched against the leaves of the run's JSON results: a claim whose every
+    element matches a leaf is supported (its spans are those leaves' pointers), one with an
+    element contradicting a leaf is unsupported (naming it); the gate then decides again on
+    the claims as changed. Claims left open keep the claim checker's verdict."""
+    leaves = structured.run_leaves(run, evidence_calls)
+    if not leaves:
+        return
+    context = structured.context_words(run)
+    changed = False
+    for row in report["claims"]:
+        if row["status"] in ("not_a_claim", "error") or row["score"] is None:
+            continue
+        verdict = structured.check_claim(strip_markers(row["text"]), leaves, context)
+        row["structured"] = verdict.as_row()
+        if verdict.status == "open":
+            continue
+        findings = verdict.matched if verdict.status == "supported" else verdict.contradicted
+        row["evidence_spans"] = [_leaf_span(f, leaves, spans) for f in findings]
+        row["reasons"] = [f"structured: {r}" for r in verdict.reasons()]
+        row["judge"] = "structured"
+        if verdict.status == "supported":
+            row.update(score=1.0, status="supported")
+        else:
+            row.update(score=0.0, status="unsupported", critical=True)
+        changed = True
+    if changed:
+        _decide_again(report, gconfig, run.question)
+
+
+def _leaf_span(finding: structured.Finding, leaves: list, spans: list[evidence.Span]) -> dict:
+    """A claim's span for a leaf: the evidence item that holds it, the leaf's own pointer."""
+    leaf = next(x for x in leaves if x.anchor() == finding.pointer)
+    holders = [
+        s
+        for s in spans
+        if s.call_id == leaf.call_id
+        and s.tool == leaf.tool
+        and (leaf.pointer + "/").startswith(s.pointer + "/")
+    ]
+    holder = max(holders, key=lambda s: len(s.pointer), default=None)
+    return {
+        "evidence_id": holder.evidence_id if holder else None,
+        "doc_id": leaf.call_id or leaf.tool,
+        "leaf_pointer": leaf.pointer,
+        "value": leaf.value,
+        "element": finding.element,
+        "relation": finding.relation,
+    }
+
+
+HARD_REASONS = ("answer repeats an instruction", "answer rests on a document", "attribution")
+MISCITED_REASON = "the cited evidence lacks it"
+
+
+def _decide_again(report: dict, gconfig: guardrails.Config, question: str) -> None:
+    """The claim checker's gate over claims the structural check changed."""
+    claims = report["claims"]
+    overall = gate.aggregate(claims, gconfig)
+    divergent = [
+        p["claim"] for p in report.get("consistency_probes") or [] if p["status"] == "diverge"
+    ]
+    action, reasons, feedback = gate.decide(
+        claims,
+        overall,
+        config=gconfig,
+        hard_reasons=[r for r in report["reasons"] if r.startswith(HARD_REASONS)],
+        divergent=divergent,
+        rejected_tools=[],
+        revise_round=gconfig.revise_round,
+        answer_check=report.get("answer_check"),
+        question=question,
+        miscited=[c["text"] for c in claims if any(MISCITED_REASON in r for r in c["reasons"])],
+    )
+    report.update(overall_score=overall, action=action, reasons=reasons, feedback=feedback)
+
+
 def _gate(
     mode: str, claims_report: dict | None, rejected: list[tool_calls.Validation]
 ) -> tuple[str, list[str], list[str]]:
@@ -323,12 +411,15 @@ def _claim(row: dict, spans: dict[str, evidence.Span]) -> dict:
             **span,
             "tool": spans[span["evidence_id"]].tool,
             "call_id": spans[span["evidence_id"]].call_id,
-            "pointer": spans[span["evidence_id"]].pointer,
+            "pointer": span.get("leaf_pointer", spans[span["evidence_id"]].pointer),
             "anchor": spans[span["evidence_id"]].anchor(),
         }
         for span in row.get("evidence_spans") or []
         if span.get("evidence_id") in spans
     ]
+    for span in out["evidence_spans"]:
+        if span.pop("leaf_pointer", None) is not None:  # a leaf: its own pointer is the anchor
+            span["anchor"] = f"{span['tool']}#{span['call_id'] or ''}{span['pointer']}"
     return out
 
 
