@@ -552,8 +552,11 @@ def test_an_unrelated_tool_does_not_fit(fresh_fit_cache):
     run = parse_run(_tool_run(*AREA, request, {"base": 3, "height": 4}))
     validation = tool_calls.verify_run(run, [], set())[0]
     assert validation.status == "invalid"
+    # off the request on evidence in any language: no word of the request in the call, and
+    # values of no source; the similarity is named beside it
     assert validation.errors == [
-        f"tool 'calculate_triangle_area' does not fit the request: {fit.reason}"
+        "tool 'calculate_triangle_area' does not fit the request: nothing the user wrote occurs "
+        f"in its arguments and the argument(s) /base, /height have no source; {fit.reason}"
     ]
     assert "not close in meaning to what the user asked (similarity" in fit.reason
     # switched off, or a free-text tool, or an identifier the user wrote: no fit check

@@ -37,7 +37,9 @@ from typing import Any
 import jsonschema
 import numpy as np
 
+from agents.checking import provenance
 from agents.checking.formats import AgentRun, ToolCall
+from stages.common import values
 from stages.common.text import (
     NUMBER_RE,
     canonical_number,
@@ -110,6 +112,8 @@ class Validation:
     feedback: str = ""  # for a rejected call: what a runtime sends the model for its retry
     position: int = 0  # the call's turn: calls of one turn are parallel, not retries
     fit: ToolFit | None = None  # how the tool-fit check decided (None: not checked)
+    warnings: list[str] = field(default_factory=list)  # reported, never a rejection
+    provenance: list[dict] = field(default_factory=list)  # where each argument value came from
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -119,7 +123,10 @@ class Validation:
             "args": self.args,
             "status": self.status,
             "errors": self.errors,
+            "warnings": self.warnings,
             "invented_identifiers": self.invented,
+            "argument_provenance": self.provenance,
+            "tool_fit": None if self.fit is None else self.fit.as_row(),
             "feedback": self.feedback,
         }
 
@@ -408,6 +415,10 @@ class ToolFit:
     similarity: float | None = None
     reason: str = ""
 
+    def as_row(self) -> dict[str, Any]:
+        similarity = None if self.similarity is None else round(self.similarity, 4)
+        return {"fits": self.fits, "rule": self.rule, "similarity": similarity}
+
 
 def clear_fit_cache() -> None:
     """Forget the cached vectors and any model that failed to load (tests; a new model)."""
@@ -531,6 +542,32 @@ def _without_declared_defaults(
     return [i for i in invented if i not in given]
 
 
+def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], schema: Any) -> str:
+    """Why a call is off the request on evidence that holds in any language ("" when there is
+    none): nothing of what the user wrote occurs in the call's arguments, and a required
+    argument has a value from no source. A similarity alone never rejects a call."""
+    if call.args_error or not isinstance(call.args, dict):
+        return ""
+    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
+    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
+    if wanted & used:
+        return ""
+    required = set((schema.get("required") or []) if isinstance(schema, dict) else [])
+    checked = [t for t in traces if not required or _top(t.pointer) in required]
+    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    if not unsourced:
+        return ""  # every (required) value has a source, or the call passes none
+    which = "required argument" if required else "argument"
+    return (
+        f"nothing the user wrote occurs in its arguments and the {which}(s) "
+        f"{', '.join(unsourced)} have no source"
+    )
+
+
+def _top(pointer: str) -> str:
+    return pointer.split("/")[1].replace("~1", "/").replace("~0", "~") if pointer else ""
+
+
 def verify_call(
     call: ToolCall,
     run: AgentRun,
@@ -549,7 +586,38 @@ def verify_call(
     elif declared is not None:
         schema = to_json_schema(declared[call.name])
         errors += schema_errors(call.args, schema)
+    invented: list[str] = []
+    traces: list[provenance.Trace] = []
+    if not call.args_error:
+        origins = origins_before(run, call.position, allowlist)
+        found = identifiers(call.args)
+        traces = provenance.trace_call(call, run, allowlist, set(found))
+        grounded = [str(t.value) for t in traces if t.status == "grounded"]
+        invented = [i for i in found if not known_from(origins, i)]
+        invented = _without_declared_defaults(invented, call.args, declared, call.name)
+        # a value the tool's declaration (enum, default) or a message grounds is not invented
+        invented = [
+            i
+            for i in invented
+            if not (
+                any(i in g for g in grounded)
+                and not any(i in str(t.value) and t.status != "grounded" for t in traces)
+            )
+        ]
+        errors += [
+            f"invented identifier '{i}': not given by the user, an earlier tool result or "
+            "the allowlist"
+            for i in invented
+        ]
+        errors += [
+            t.error(call.name)
+            for t in traces
+            if t.status in provenance.FLAGGED
+            and not any(i in str(t.value) for i in invented)
+            and (t.status == "changed" or t.kind != "identifier")
+        ]
     fit = None
+    warnings: list[str] = []
     if check_fit and declared is not None and call.name in declared:
         request = run.question or "\n".join(run.user_texts)
         description = run.tool_descriptions.get(call.name, "")
@@ -558,17 +626,11 @@ def verify_call(
         )
         fit = tool_fit(request, call.name, description, from_request, fit_threshold)
         if not fit.fits:
-            errors.append(f"tool '{call.name}' does not fit the request: {fit.reason}")
-    invented = []
-    if not call.args_error:
-        origins = origins_before(run, call.position, allowlist)
-        invented = [i for i in identifiers(call.args) if not known_from(origins, i)]
-        invented = _without_declared_defaults(invented, call.args, declared, call.name)
-        errors += [
-            f"invented identifier '{i}': not given by the user, an earlier tool result or "
-            "the allowlist"
-            for i in invented
-        ]
+            off = off_request(call, request, traces, declared[call.name])
+            if off:
+                errors.append(f"tool '{call.name}' does not fit the request: {off}; {fit.reason}")
+            else:
+                warnings.append(f"tool '{call.name}' may not fit the request: {fit.reason}")
     status = "invalid" if errors else "valid"
     feedback = feedback_text(call.name, errors, schema, sorted(declared or {})) if errors else ""
     return Validation(
@@ -581,6 +643,8 @@ def verify_call(
         invented,
         feedback,
         fit=fit,
+        warnings=warnings,
+        provenance=[t.as_row() for t in traces],
     )
 
 
