@@ -40,16 +40,19 @@ IP_RE = re.compile(
 EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 URL_RE = re.compile(r"^(?:https?|ftp|s3|gs)://|^www\.", re.I)
 KEY_RE = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w.:/-]{6,}$")
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_SPANS = "days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|quarters?"
 RELATIVE_DATE_RE = re.compile(
-    r"\b(?:today|tonight|tomorrow|yesterday|now|next|last|this|coming|weekend|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|in \d+ (?:days?|weeks?|months?|hours?)|"
+    rf"\b(?:today|tonight|tomorrow|yesterday|now|ago|later|{_DAYS}|"
+    rf"(?:next|last|this|coming|past|previous|following)\s+(?:{_SPANS}|{_DAYS}|morning|evening|"
+    rf"afternoon)|(?:day|week|month) (?:before|after)|\d+\s*(?:{_SPANS})|"
     r"hoy|mañana|ayer|heute|morgen|gestern|aujourd'hui|demain|hier|oggi|domani|ieri|"
-    r"vandaag|morgen|今日|明日|今天|明天)\b",
+    r"vandaag|今日|明日|今天|明天)\b",
     re.IGNORECASE,
 )
 # A date without its year ("on Nov 1", "1er novembre"): the model adds the year
 MONTH_DAY_RE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d{1,2}(?:st|nd|rd|th)?\b|"
     r"\b\d{1,2}(?:st|nd|rd|th|er)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
     r"dec)[a-z]*\b",
     re.IGNORECASE,
@@ -139,7 +142,12 @@ def kind_of(value: Any, key: str = "") -> str:
         return "url"
     if values.number_of(text) is not None:
         return "number"
-    if " " in text and any(c.isdigit() for c in text) and any(c.isalpha() for c in text):
+    words = [t for t, _, _ in values.tokens_with_spans(text)]
+    if (
+        " " in text
+        and any(w.isdigit() for w in words)
+        and any(w.isalpha() and len(w) > 1 for w in words)
+    ):
         return "address"
     if KEY_RE.match(text):
         return "key"
@@ -203,8 +211,9 @@ def _grounded_in(value: Any, kind: str, text: str, tokens: list[tuple[str, int, 
         if number is None:
             return False
         for quantity in values.quantities(text):
-            if abs(quantity.value - number) <= 1e-9 * max(1.0, abs(number)):
-                return True
+            for written in (quantity.value, quantity.written):
+                if abs(written - number) <= 1e-9 * max(1.0, abs(number)):
+                    return True
             if quantity.unit == "percent" and abs(quantity.value / 100 - number) <= 1e-9:
                 return True
         return bool(values.find_ident(str(value), tokens))
@@ -249,13 +258,20 @@ def _near(value: Any, tokens: list[tuple[str, int, int]], text: str) -> str | No
     key = values.ident_key(str(value))
     if len(key) < MIN_NEAR_CHARS or not any(c.isdigit() for c in key):
         return None  # a word one letter away is a plural or an inflection, not a copy error
-    numeric = isinstance(value, int | float) or values.number_of(value) is not None
+    number = float(value) if isinstance(value, int | float) else values.number_of(value)
+    if number is not None:
+        shown = _digits(number)
+        for quantity in values.quantities(text):
+            for written in {quantity.value, quantity.written}:
+                if _one_edit(_digits(written), shown, substitution_only=True):
+                    return text[quantity.start : quantity.end]
+        return None
     size = len(values.tokens_with_spans(str(value))) or 1
     for width in {size - 1, size, size + 1} - {0}:
         for start in range(len(tokens) - width + 1):
             window = tokens[start : start + width]
             joined = "".join(t for t, _, _ in window)
-            if joined != key and _one_edit(joined, key, substitution_only=numeric):
+            if joined != key and _one_edit(joined, key):
                 return text[window[0][1] : window[-1][2]]
     if isinstance(value, str) and (wanted := values.moment_of(value)) is not None:
         for moment in values.moments(text):
@@ -263,6 +279,10 @@ def _near(value: Any, tokens: list[tuple[str, int, int]], text: str) -> str | No
             if _moment_one_off(wanted, moment):
                 return shown
     return None
+
+
+def _digits(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else repr(float(number))
 
 
 def _moment_one_off(wanted: values.Moment, known: values.Moment) -> bool:
@@ -318,10 +338,11 @@ def trace_call(
             ((s.name, n) for s, tokens in tokenized if (n := _near(value, tokens, s.text))),
             None,
         )
-        if near is not None:
-            traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
-        elif kind in ("date", "datetime") and relative:
+        if kind in ("date", "datetime") and relative:
+            # "3 nights from 1st June", "yesterday": a date the model computed
             traces.append(Trace(pointer, value, kind, "unverified"))
+        elif near is not None:
+            traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
         else:

@@ -155,6 +155,7 @@ QUANTITY_RE = re.compile(
 class Quantity:
     value: float
     decimals: int  # digits written after the point: "72" rounds what "72.4" states
+    written: float  # the number as written, before its scale ("1.2" of "1.2 million")
     unit: str | None  # fahrenheit, celsius, percent, km, …
     currency: str | None  # usd, eur, …
     start: int
@@ -184,8 +185,12 @@ def quantities(text: str) -> list[Quantity]:
         except ValueError:
             continue
         decimals = len(raw.split(".")[1]) if "." in raw else 0
+        written = value
         scale_word = match.group("scale")
         end = match.end("num")
+        symbol = match.group("cur")
+        if scale_word in ("m", "b") and not symbol:
+            scale_word = None  # "20 m" is twenty metres; "$20m" twenty million
         if scale_word and scale_word.lower() in SCALES:
             value *= SCALES[scale_word.lower()]
             decimals = 0 if value.is_integer() else decimals
@@ -195,10 +200,9 @@ def quantities(text: str) -> list[Quantity]:
         unit, currency = _unit(match.group("unit"))
         if unit or currency:
             end = match.end("unit")
-        symbol = match.group("cur")
         currency = CURRENCY_SYMBOLS.get(fold(symbol)) if symbol else currency
         start = match.start("cur") if symbol else match.start("num")
-        found.append(Quantity(value, decimals, unit, currency, start, end))
+        found.append(Quantity(value, decimals, written, unit, currency, start, end))
     return found
 
 
@@ -264,6 +268,11 @@ NUMERIC_DATE_RE = re.compile(
 )
 ISO_DATETIME_RE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])"
+)
+MONTH_DOT_RE = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+    r"june|july|august|september|october|november|december)\.(?=\d)",
+    re.IGNORECASE,
 )
 NOON_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 # what joins a date to its time: "November 1, 2023 at 8pm", "1 Nov 2023, 20:00", "am 1.11. um"
@@ -345,6 +354,7 @@ def moments(text: str) -> list[Moment]:
     date followed within a few words by a time ("November 1, 2023 at 8pm") is one moment."""
     found: list[Moment] = []
     taken: list[tuple[int, int]] = []
+    text = MONTH_DOT_RE.sub(lambda m: m.group(1) + " ", text)  # "March.11" as "March 11"
     for match in ISO_DATETIME_RE.finditer(text):
         try:
             when = dateutil_parser.isoparse(match.group(0).replace(" ", "T"))
