@@ -9,7 +9,11 @@ composition of the gate's action with them:
 - every tool result empty or an error, and an answer anyway: `block` (answered from memory);
 - the results had nothing and the agent said so: `emit` (the good case);
 - a tool whose last call was rejected: at least `revise`, with the runtime feedback for the call;
-- otherwise the claim checker's action (emit >= 0.85, revise, block < 0.4 on a critical claim).
+- a claim whose judge failed: `block` with the diagnosis `technical_error` (never a finding);
+- otherwise the claim checker's action (emit >= 0.85, revise, block < 0.4 on a critical claim),
+  after the structural check of claims over JSON results (`structured`): a claim whose every
+  element matches a leaf is supported with those leaves' JSON pointers as its spans, one that
+  contradicts a leaf is unsupported, naming it.
 """
 
 from __future__ import annotations
@@ -32,9 +36,7 @@ from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
-# 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default, a generic
-# run's own tool_calls list and MCP inputSchema declarations read
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -74,8 +76,10 @@ class Config(BaseModel):
     probes: bool = False
     consistency_probes: int = Field(2, ge=1, le=5)
     identifier_allowlist: list[str] = Field(default_factory=list)
-    # reject a call of a declared tool that does not fit the request (not for free-text tools,
-    # named search, lookup, query…, nor for a call passing an identifier the user wrote)
+    # check that a call of a declared tool fits the request (not for free-text tools, named
+    # search, lookup, query…, nor for a call passing an identifier the user wrote): a poor fit
+    # is a warning; the call is rejected only when nothing the user wrote is in its arguments
+    # and a required argument has no source (tool_calls.off_request)
     check_tool_fit: bool = True
     # the fit is semantic: cosine of the tool's name words and description to the request (or
     # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.275 was chosen
@@ -217,6 +221,7 @@ def check_run(
         evidence_texts=[s.text for s in spans],
         claims_action=claims_action,
         rejected_calls=len(rejected),
+        claim_errors=_claim_errors(claims_report),
     )
     action, reasons, feedback = _gate(mode, claims_report, rejected)
     by_id = {s.evidence_id: s for s in spans}
@@ -363,6 +368,16 @@ def _decide_again(report: dict, gconfig: guardrails.Config, question: str) -> No
     report.update(overall_score=overall, action=action, reasons=reasons, feedback=feedback)
 
 
+def _claim_errors(report: dict | None) -> int:
+    """Claims (and the answer-level check) whose judge failed."""
+    if not report:
+        return 0
+    answer_check = report.get("answer_check") or {}
+    return sum(c["status"] == "error" for c in report["claims"]) + (
+        answer_check.get("status") == "error"
+    )
+
+
 def _gate(
     mode: str, claims_report: dict | None, rejected: list[tool_calls.Validation]
 ) -> tuple[str, list[str], list[str]]:
@@ -377,6 +392,10 @@ def _gate(
         reasons.insert(0, diagnosis.TEXTS[mode])
     elif mode == "said_not_found":
         action, reasons, feedback = "emit", [diagnosis.TEXTS[mode]], []
+    elif mode == "technical_error":
+        # held back, but as an error to retry, never as feedback that the answer is wrong
+        reasons = [diagnosis.TEXTS[mode], *(r for r in reasons if r.startswith("technical"))]
+        feedback = []
     if rejected:
         if SEVERITY[action] < SEVERITY["revise"]:
             action = "revise"

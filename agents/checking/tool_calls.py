@@ -10,16 +10,22 @@ outside an enum, a pattern or a range.
 
 Provenance: every identifier in the arguments (URL, e-mail, id, file path, account or order
 number, long number) must occur in what the user (or the system prompt) wrote, in an earlier
-tool result or earlier call, or in the configured allowlist; else the call uses an invented
-identifier. An argument named like an identifier (`order_id`, `account`, `email`, `path`…)
-holds one whatever its shape.
+tool result or earlier call, in the tool's declaration (enum, default) or in the configured
+allowlist; else the call uses an invented identifier. An argument named like an identifier
+(`order_id`, `account`, `email`, `path`…) holds one whatever its shape. Every other value is
+traced by its meaning too (`provenance`): a date, time, address, IP or key of no source, or one
+character away from what a message holds, rejects the call; the report names the message each
+value came from.
 
-Fit: a call of a declared tool must fit the request. With the packaged sentence embedder
-(all-MiniLM-L6-v2, `stages.models.embeddings`), the tool's name words and description must be
-close in meaning to the request or one of its sentences (cosine >= FIT_SIMILARITY, fitted on
-BFCL by bench agent_runs); when the model cannot be loaded, silently the lexical rule (a shared
-content word). Free-text tools (search, lookup, query…) and calls passing an identifier the user
-wrote are exempt.
+Fit: a call of a declared tool should fit the request. With the packaged sentence embedder
+(all-MiniLM-L6-v2, `stages.models.embeddings`), the tool's name words and description are
+compared in meaning to the request or one of its sentences (cosine >= FIT_SIMILARITY); when the
+model cannot be loaded, the lexical rule (a shared content word). The model reads English only,
+and real requests it was not fitted on fell under the line, so a poor fit alone is a warning in
+the report; the call is rejected only on evidence that holds in any language (`off_request`:
+nothing the user wrote occurs in its arguments and a required argument has no source).
+Free-text tools (search, lookup, query…) and calls passing an identifier the user wrote are
+exempt.
 
 A rejected call carries `feedback`: the text a runtime sends back to the model for its retry.
 Calls of the same tool after a rejected or failed one are its retries: `attempt` counts them.
@@ -51,10 +57,7 @@ from stages.common.text import (
 from stages.guardrails import groundedness
 from stages.models import embeddings
 
-# 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null; 1.3: an argument's
-# declared default value is not an invented identifier; 1.4: tool fit at 0.275 (a margin under
-# the valid-call target), a tool declared without a description is not fit-checked
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
