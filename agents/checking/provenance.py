@@ -51,10 +51,10 @@ RELATIVE_DATE_RE = re.compile(
     re.IGNORECASE,
 )
 # A date without its year ("on Nov 1", "1er novembre"): the model adds the year
+_MONTHS = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 MONTH_DAY_RE = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*\d{1,2}(?:st|nd|rd|th)?\b|"
-    r"\b\d{1,2}(?:st|nd|rd|th|er)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-    r"dec)[a-z]*\b",
+    rf"\b{_MONTHS}\.?\s*\d{{1,2}}(?:st|nd|rd|th)?\b(?!,?\s*\d{{4}})|"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTHS}\b(?!,?\s*\d{{4}})",
     re.IGNORECASE,
 )
 

@@ -40,6 +40,7 @@ _CONNECTIVES = (
     "degrees degree unit units status"
 )
 CONNECTIVES = frozenset(_CONNECTIVES.split())
+MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2  # a one-letter string value ("a") is not a name to look for
 
 
@@ -144,9 +145,16 @@ def _covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 
 def _key_mentioned(leaf: Leaf, claim_stems: set[str]) -> bool:
-    """The claim names the leaf's own key (all of its words)."""
+    """The claim names the leaf's own key (all of its words; a short key word as the start of
+    a claim's word: `temp` for "temperature", `qty` aside)."""
     own = _stems(values.key_words(leaf.key))
-    return bool(own) and all(w in claim_stems for w in own)
+    return bool(own) and all(_said(w, claim_stems) for w in own)
+
+
+def _said(word: str, claim_stems: set[str]) -> bool:
+    return word in claim_stems or (
+        len(word) >= MIN_PREFIX and any(s.startswith(word) for s in claim_stems)
+    )
 
 
 def _bool_words(leaf: Leaf) -> tuple[str, ...]:

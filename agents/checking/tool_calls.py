@@ -288,8 +288,8 @@ def identifiers(args: Any, key: str = "") -> list[str]:
 
 def _string_identifiers(value: str, key: str) -> list[str]:
     text = value.strip()
-    if not text:
-        return []
+    if not text or values.moment_of(text) is not None:
+        return []  # a date or time is traced as one (provenance), not as an identifier
     found = []
     for pattern in (URL_RE, EMAIL_RE, UUID_RE):
         found += [m.group(0).rstrip(".,;)") for m in pattern.finditer(text)]

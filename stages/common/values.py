@@ -45,6 +45,13 @@ def key_words(key: str) -> list[str]:
     return WORD_RE.findall(fold(spaced))
 
 
+def key_words_cased(key: str) -> list[str]:
+    """`key_words` keeping the case: 'ThinQ_Connect' -> ThinQ, Connect (camelCase split only
+    where a lower-case letter meets an upper-case one that starts a word)."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", str(key))
+    return WORD_RE.findall(spaced)
+
+
 def tokens_with_spans(text: str) -> list[tuple[str, int, int]]:
     """(folded word, start, end) of each word of `text` (letters and digits, no separators)."""
     folded = fold(text)
