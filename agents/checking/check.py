@@ -212,7 +212,7 @@ def check_run(
     claims_report = _claims(run, spans, gconfig, toolkit, generated)
     if claims_report:
         evidence_calls = {k.call_id or k.tool for k in kinds if k.kind == "evidence"}
-        _structural(run, evidence_calls, spans, claims_report, gconfig)
+        _structural(run, evidence_calls, spans, claims_report, gconfig, toolkit)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
@@ -291,6 +291,7 @@ def _structural(
     spans: list[evidence.Span],
     report: dict,
     gconfig: guardrails.Config,
+    toolkit: guardrails.Toolkit,
 ) -> None:
     """Each claim matched against the leaves of the run's JSON results: a claim whose every
     element matches a leaf is supported (its spans are those leaves' pointers), one with an
@@ -307,6 +308,7 @@ def _structural(
         verdict = structured.check_claim(strip_markers(row["text"]), leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
+            changed |= _judge_the_rest(row, verdict, spans, report, gconfig, toolkit, run.question)
             continue
         findings = verdict.matched if verdict.status == "supported" else verdict.contradicted
         row["evidence_spans"] = [_leaf_span(f, leaves, spans) for f in findings]
@@ -319,6 +321,60 @@ def _structural(
         changed = True
     if changed:
         _decide_again(report, gconfig, run.question)
+
+
+def _judge_the_rest(
+    row: dict,
+    verdict: structured.Verdict,
+    spans: list[evidence.Span],
+    report: dict,
+    gconfig: guardrails.Config,
+    toolkit: guardrails.Toolkit,
+    question: str,
+) -> bool:
+    """A claim whose numbers, dates and names all match leaves, with words besides them: those
+    words are what the judge decides. The claim is checked again with each matched value
+    written as the result writes it ("$1,250.00" as 1250.0, "March 3, 2026" as 2026-03-03), so
+    that a value proven equal is not failed for its writing. True when the row changed."""
+    if not verdict.matched or verdict.unmatched or row["status"] == "supported":
+        return False
+    text = strip_markers(row["text"])
+    for finding in sorted(verdict.matched, key=lambda f: -f.start):
+        if isinstance(finding.value, bool) or finding.end <= finding.start:
+            continue
+        text = text[: finding.start] + str(finding.value) + text[finding.end :]
+    items = list(evidence.as_checker_evidence(spans).values())
+    claims = report["claims"]
+    long_answer = gate.long_answer_gate(claims, gconfig)
+    scored = guardrails.verify_claim(
+        text,
+        [e["text"] for e in items],
+        gconfig,
+        toolkit,
+        question=question or None,
+        known_ids={e["evidence_id"] for e in items},
+        allowed=" ".join([question, *gconfig.identifier_allowlist]).lower(),
+        generated=False,
+        headings=guardrails.headings_of(items),
+        part=sum(c["status"] != "not_a_claim" for c in claims) > 1,
+        long_answer=long_answer,
+    )
+    status = guardrails.claim_status(scored, gconfig)
+    if status == "supported" and not long_answer:
+        status = guardrails.score_status(scored.score, gconfig, long_answer=False)
+    if status != "supported" and scored.score <= (row["score"] or 0.0):
+        return False  # no better for the writing: the claim checker's verdict stands
+    row.update(
+        score=scored.score,
+        status=status,
+        judge=scored.judge,
+        reasons=[
+            *(f"structured: {f.element!r} = {f.pointer}" for f in verdict.matched),
+            *scored.reasons,
+        ],
+        checked_as=text,
+    )
+    return True
 
 
 def _leaf_span(finding: structured.Finding, leaves: list, spans: list[evidence.Span]) -> dict:

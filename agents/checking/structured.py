@@ -41,7 +41,11 @@ _CONNECTIVES = (
 )
 CONNECTIVES = frozenset(_CONNECTIVES.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
-NAME_MIN_CHARS = 2  # a one-letter string value ("a") is not a name to look for
+NAME_MIN_CHARS = 2
+NEAR_CHARS = 30  # a value given at most this far after the key it is the value of
+OUT_OF_RE = re.compile(
+    r"\bout of (?:stock|service|order|range|date)\b", re.IGNORECASE
+)  # a one-letter string value ("a") is not a name to look for
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Leaf:
     key: str  # the leaf's own key (the parent's for a list item)
     words: tuple[str, ...]  # the key path's words, stemmed
     value: Any
+    derived: bool = False  # the count of a list ("2 meetings" over two events), not a value
 
     def anchor(self) -> str:
         return f"{self.tool}#{self.call_id or ''}{self.pointer}"
@@ -63,6 +68,8 @@ class Finding:
     pointer: str  # the leaf's anchor (tool#call_id/pointer)
     value: Any  # the leaf's value
     relation: str  # matches | contradicts
+    start: int = 0  # the element's place in the claim
+    end: int = 0
 
     def as_row(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -74,6 +81,7 @@ class Verdict:
     matched: list[Finding] = field(default_factory=list)
     contradicted: list[Finding] = field(default_factory=list)
     residual: list[str] = field(default_factory=list)  # words no leaf, key or connective covers
+    unmatched: list[str] = field(default_factory=list)  # numbers and dates no leaf holds
 
     def reasons(self) -> list[str]:
         if self.status == "contradicted":
@@ -91,6 +99,7 @@ class Verdict:
             "matched": [f.as_row() for f in self.matched],
             "contradicted": [f.as_row() for f in self.contradicted],
             "residual": self.residual,
+            "unmatched": self.unmatched,
         }
 
 
@@ -119,6 +128,8 @@ def leaves(content: Any, tool: str, call_id: str | None) -> list[Leaf]:
                 words = values.key_words(str(child_key))
                 walk(child, f"{pointer}/{_escape(child_key)}", path + _stems(words), child_key)
         elif isinstance(value, list):
+            if value:
+                found.append(Leaf(tool, call_id, pointer, str(key), path, len(value), True))
             for index, child in enumerate(value):
                 walk(child, f"{pointer}/{index}", path, key)
         elif value is not None and value != "":
@@ -163,6 +174,27 @@ def _bool_words(leaf: Leaf) -> tuple[str, ...]:
     return _stems(words)
 
 
+def _parent(anchor: str) -> str:
+    return anchor.rsplit("/", 1)[0]
+
+
+def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
+    """Where the claim names the leaf's own key: the end offset of each mention of its last
+    word (a key word as the start of a claim's word counts: `temp` for "temperature")."""
+    own = _stems(values.key_words(leaf.key))
+    if not own:
+        return []
+    said = {stem(t) for t, _, _ in tokens}
+    if not all(_said(w, said) for w in own):
+        return []
+    last = own[-1]
+    return [
+        e
+        for t, _, e in tokens
+        if stem(t) == last or (len(last) >= MIN_PREFIX and stem(t).startswith(last))
+    ]
+
+
 def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
     """The structural verdict of one claim over the run's leaves. `context_words`: words a
     restatement may use besides keys and values (the tools' names, the calls' arguments)."""
@@ -172,12 +204,18 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     claim_stems = {stem(t) for t, _, _ in tokens}
     covered: list[tuple[int, int]] = []
     matched: list[Finding] = []
-    contradicted: list[Finding] = []
-    negated = bool(NEGATION_RE.search(claim))
+    # unmatched elements: text, place, the leaves they may contradict, whether a number
+    pending: list[tuple[str, int, int, list[Leaf], bool]] = []
+    negated = bool(NEGATION_RE.search(claim) or OUT_OF_RE.search(claim))
+    unit_conflicts: list[Finding] = []
     numbers = [(leaf, values.number_of(leaf.value)) for leaf in leaves_]
     numbers = [(leaf, n) for leaf, n in numbers if n is not None]
-    moments_ = [(leaf, values.moment_of(leaf.value)) for leaf in leaves_]
+    moments_ = [(leaf, values.moment_of(leaf.value)) for leaf in leaves_ if not leaf.derived]
     moments_ = [(leaf, m) for leaf, m in moments_ if m is not None]
+
+    def match(text: str, start: int, end: int, leaf: Leaf) -> None:
+        matched.append(Finding(text, leaf.anchor(), leaf.value, "matches", start, end))
+        covered.append((start, end))
 
     # dates and times
     claimed_moments = values.moments(claim)
@@ -185,27 +223,31 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         text = claim[moment.start : moment.end]
         hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
         if hit is not None:
-            matched.append(Finding(text, hit.anchor(), hit.value, "matches"))
-            covered.append((moment.start, moment.end))
-            continue
-        named = [leaf for leaf, _ in moments_ if _key_mentioned(leaf, claim_stems)]
-        if named:
-            contradicted.append(Finding(text, named[0].anchor(), named[0].value, "contradicts"))
+            match(text, moment.start, moment.end, hit)
+        else:
+            rivals = [leaf for leaf, _ in moments_]
+            pending.append((text, moment.start, moment.end, rivals, False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
         hits = [leaf for leaf, n in numbers if values.same_number(quantity, n)]
         if hits:
-            hit = next((leaf for leaf in hits if _key_mentioned(leaf, claim_stems)), hits[0])
-            matched.append(Finding(text, hit.anchor(), hit.value, "matches"))
-            covered.append((quantity.start, quantity.end))
+            near = [leaf for leaf in hits if _mentions(leaf, tokens)]
+            hit = (near or hits)[0]
+            match(text, quantity.start, quantity.end, hit)
             bad = _unit_conflict(quantity, hit, leaves_)
             if bad is not None:
-                contradicted.append(Finding(text, bad.anchor(), bad.value, "contradicts"))
+                unit_conflicts.append(
+                    Finding(
+                        text, bad.anchor(), bad.value, "contradicts", quantity.start, quantity.end
+                    )
+                )
             continue
-        named = [leaf for leaf, _ in numbers if _key_mentioned(leaf, claim_stems)]
-        if named:
-            contradicted.append(Finding(text, named[0].anchor(), named[0].value, "contradicts"))
+        if values.ident_key(text) in context_words:  # a number the call passed (an address)
+            covered.append((quantity.start, quantity.end))
+            continue
+        rivals = [leaf for leaf, _ in numbers if not leaf.derived]
+        pending.append((text, quantity.start, quantity.end, rivals, True))
     # names, identifiers, enum and other string values
     strings = [
         leaf
@@ -219,28 +261,67 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         if len(key) < NAME_MIN_CHARS or key in STOPWORDS:
             continue
         for start, end in values.find_ident(leaf.value, tokens):
-            if _covered(covered, start, end):
-                continue
-            matched.append(Finding(claim[start:end], leaf.anchor(), leaf.value, "matches"))
-            covered.append((start, end))
+            if not _covered(covered, start, end):
+                match(claim[start:end], start, end, leaf)
+    # the records the claim is about: a key it names elsewhere is read in them only
+    parents = {_parent(f.pointer) for f in matched}
+    # the words of the text values of those records ("Mountain View, CA 94043" of an address)
+    texts = [leaf for leaf in strings if len(str(leaf.value).split()) > 1]
+    texts = [leaf for leaf in texts if _in_scope(leaf, parents, [])] if parents else []
+    words_of = {
+        leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
+    }
+    still = []
+    for element in pending:
+        text, start, end, _, number = element
+        holder = next(
+            (x for x in texts if number and values.ident_key(text) in words_of[x.anchor()]), None
+        )
+        if holder is not None:
+            match(text, start, end, holder)
+        else:
+            still.append(element)
+    pending = still
+    in_texts = set().union(*words_of.values()) if words_of else set()
+    contradicted: list[Finding] = list(unit_conflicts)
     # yes/no facts: "is available" over {"available": true}
-    for leaf in leaves_:
-        if not isinstance(leaf.value, bool):
-            continue
+    bools = [leaf for leaf in leaves_ if isinstance(leaf.value, bool)]
+    for leaf in bools:
         words = _bool_words(leaf)
         if not words or not all(w in claim_stems for w in words):
             continue
+        if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
+            continue
         spans = [(s, e) for t, s, e in tokens if stem(t) in words]
         element = claim[spans[0][0] : spans[-1][1]]
+        finding = Finding(element, leaf.anchor(), leaf.value, "matches", spans[0][0], spans[-1][1])
         if negated != (not leaf.value):
-            contradicted.append(Finding(element, leaf.anchor(), leaf.value, "contradicts"))
+            finding.relation = "contradicts"
+            contradicted.append(finding)
         else:
-            matched.append(Finding(element, leaf.anchor(), leaf.value, "matches"))
-            covered += spans
+            matched.append(finding)
+            covered.extend(spans)
+    # an element that matched no leaf, given right after a key the claim names: contradicts
+    unmatched = []
+    for text, start, _end, rivals, _ in pending:
+        named = [
+            leaf
+            for leaf in rivals
+            if any(0 <= start - e <= NEAR_CHARS for e in _mentions(leaf, tokens))
+            and _in_scope(leaf, parents, rivals)
+        ]
+        if named:
+            leaf = named[0]
+            contradicted.append(
+                Finding(text, leaf.anchor(), leaf.value, "contradicts", start, _end)
+            )
+        else:
+            unmatched.append(text)
     # a string value the claim names by its key but gives otherwise
-    contradicted += _string_conflicts(claim, tokens, strings, covered, claim_stems)
+    in_scope = [leaf for leaf in strings if _in_scope(leaf, parents, strings)]
+    contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     if contradicted:
-        return Verdict("contradicted", matched, contradicted)
+        return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
     residual = [
         t
@@ -249,14 +330,25 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in STOPWORDS
         and t not in CONNECTIVES
         and stem(t) not in keys
+        and not any(len(k) >= MIN_PREFIX and stem(t).startswith(k) for k in keys)
+        and t not in in_texts
         and stem(t) not in context_words
         and t not in context_words
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
-    if matched and not residual and (not negated or has_bool):
+    if matched and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
-    return Verdict("open", matched, [], residual)
+    return Verdict("open", matched, [], residual, unmatched)
+
+
+def _in_scope(leaf: Leaf, parents: set[str], rivals: list[Leaf]) -> bool:
+    """A leaf is read for this claim when its record holds a value the claim matched, or,
+    with nothing matched, when every rival leaf sits in one record (no other to mean)."""
+    if parents:
+        own = _parent(leaf.anchor())
+        return any(own == p or own.startswith(p + "/") or p.startswith(own + "/") for p in parents)
+    return len({_parent(r.anchor()) for r in rivals}) <= 1
 
 
 def _unit_conflict(quantity: values.Quantity, hit: Leaf, leaves_: list[Leaf]) -> Leaf | None:
