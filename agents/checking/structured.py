@@ -42,6 +42,9 @@ _CONNECTIVES = (
 CONNECTIVES = frozenset(_CONNECTIVES.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2
+# a text value this short (an address, a label) lends its words to a restatement; a passage
+# does not (its words in another order may say something else: the judge decides)
+SHORT_TEXT_WORDS = 12
 NEAR_CHARS = 30  # a value given at most this far after the key it is the value of
 OUT_OF_RE = re.compile(
     r"\bout of (?:stock|service|order|range|date)\b", re.IGNORECASE
@@ -264,9 +267,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             if not _covered(covered, start, end):
                 match(claim[start:end], start, end, leaf)
     # the records the claim is about: a key it names elsewhere is read in them only
-    parents = {_parent(f.pointer) for f in matched}
+    derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
+    parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
     # the words of the text values of those records ("Mountain View, CA 94043" of an address)
-    texts = [leaf for leaf in strings if len(str(leaf.value).split()) > 1]
+    texts = [leaf for leaf in strings if 1 < len(str(leaf.value).split()) <= SHORT_TEXT_WORDS]
     texts = [leaf for leaf in texts if _in_scope(leaf, parents, [])] if parents else []
     words_of = {
         leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
@@ -337,7 +341,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
-    if matched and not residual and not unmatched and (not negated or has_bool):
+    proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+    if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
 
