@@ -13,6 +13,7 @@ model, no network.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -213,6 +214,7 @@ def quantities(text: str) -> list[Quantity]:
     return found
 
 
+@functools.lru_cache(maxsize=16384, typed=True)  # a result's leaves, read for each claim
 def number_of(value: object) -> float | None:
     """A JSON leaf as a number: 72, 72.5, "72", "1,234.50", "$12.99", "12%"; else None."""
     if isinstance(value, bool) or value is None:
@@ -429,6 +431,7 @@ def moments(text: str) -> list[Moment]:
     return sorted(found, key=lambda m: m.start)
 
 
+@functools.lru_cache(maxsize=16384, typed=True)
 def moment_of(value: object) -> Moment | None:
     """A JSON leaf or argument that is one date or time as a whole ('2023-11-01T20:00:00Z',
     'November 1, 2023', '20:00'); else None."""
