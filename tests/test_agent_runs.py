@@ -552,8 +552,11 @@ def test_an_unrelated_tool_does_not_fit(fresh_fit_cache):
     run = parse_run(_tool_run(*AREA, request, {"base": 3, "height": 4}))
     validation = tool_calls.verify_run(run, [], set())[0]
     assert validation.status == "invalid"
+    # off the request on evidence in any language: no word of the request in the call, and
+    # values of no source; the similarity is named beside it
     assert validation.errors == [
-        f"tool 'calculate_triangle_area' does not fit the request: {fit.reason}"
+        "tool 'calculate_triangle_area' does not fit the request: nothing the user wrote occurs "
+        f"in its arguments and the argument(s) /base, /height have no source; {fit.reason}"
     ]
     assert "not close in meaning to what the user asked (similarity" in fit.reason
     # switched off, or a free-text tool, or an identifier the user wrote: no fit check
@@ -639,8 +642,12 @@ def test_a_grounded_run_is_emitted_with_spans_addressed():
         NO_JUDGE,
     )
     assert report["action"] == "emit" and report["diagnosis"]["mode"] == "grounded"
-    span = report["claims"][0]["evidence_spans"][0]
-    assert (span["tool"], span["call_id"], span["pointer"]) == ("get_order", "call_1", "")
+    # each element of the claim rests on a leaf of the JSON result, named by its JSON pointer
+    claim = report["claims"][0]
+    assert claim["judge"] == "structured"
+    pointers = {(s["tool"], s["call_id"], s["pointer"]) for s in claim["evidence_spans"]}
+    assert ("get_order", "call_1", "/order/id") in pointers
+    assert all(s["anchor"] == f"get_order#call_1{s['pointer']}" for s in claim["evidence_spans"])
     assert report["tool_call_validations"][0]["status"] == "valid"
     assert report["probes"].startswith("skipped: no model configured")
     for field in ("run_id", "claims", "consistency_probes", "overall_score", "version"):

@@ -98,7 +98,8 @@ def test_the_batch_writes_artifacts_and_resumes(tmp_path):
     calls = agent_check.read_partition(store, first[0]["key"], "agent_tool_calls").to_pylist()
     assert calls[0]["tool"] == "get_order" and calls[0]["status"] == "valid"
     claims = agent_check.read_partition(store, first[0]["key"], "agent_claims").to_pylist()
-    assert claims[0]["anchors"] == ["get_order#c1"]
+    # each element of the claim is anchored at the JSON leaf it rests on
+    assert claims[0]["anchors"] == ["get_order#c1/order/id", "get_order#c1/order/status"]
     # a rerun finds every partition done; a changed file is checked again
     again = agent_check.run_agent_check(logs, store, config)
     assert [o["status"] for o in again] == ["skipped", "skipped"]

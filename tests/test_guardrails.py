@@ -616,7 +616,7 @@ def test_run_emits_a_supported_answer_with_a_full_report():
     )
     assert "44" in probe["original"]
     assert report["tool_call_validations"] == []
-    assert "judge@2.1.0" in report["check_versions"]
+    assert "judge@2.2.0" in report["check_versions"]
     assert report["pii_detector"] == "presidio"
 
 

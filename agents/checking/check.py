@@ -9,7 +9,11 @@ composition of the gate's action with them:
 - every tool result empty or an error, and an answer anyway: `block` (answered from memory);
 - the results had nothing and the agent said so: `emit` (the good case);
 - a tool whose last call was rejected: at least `revise`, with the runtime feedback for the call;
-- otherwise the claim checker's action (emit >= 0.85, revise, block < 0.4 on a critical claim).
+- a claim whose judge failed: `block` with the diagnosis `technical_error` (never a finding);
+- otherwise the claim checker's action (emit >= 0.85, revise, block < 0.4 on a critical claim),
+  after the structural check of claims over JSON results (`structured`): a claim whose every
+  element matches a leaf is supported with those leaves' JSON pointers as its spans, one that
+  contradicts a leaf is unsupported, naming it.
 """
 
 from __future__ import annotations
@@ -24,15 +28,15 @@ from pydantic import BaseModel, ConfigDict, Field
 import agents.checking.diagnosis as diagnosis
 import agents.checking.evidence as evidence
 import agents.checking.formats as formats
+import agents.checking.structured as structured
 import agents.checking.tool_calls as tool_calls
 from agents.checking.formats import AgentRun
 from stages import guardrails
-from stages.common.text import content_tokens, coverage
+from stages.common.text import content_tokens, coverage, strip_markers
+from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
-# 1.1: the floor_mean gate for answers of 2+ claims; 1.2: the fast judge by default, a generic
-# run's own tool_calls list and MCP inputSchema declarations read
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -72,8 +76,10 @@ class Config(BaseModel):
     probes: bool = False
     consistency_probes: int = Field(2, ge=1, le=5)
     identifier_allowlist: list[str] = Field(default_factory=list)
-    # reject a call of a declared tool that does not fit the request (not for free-text tools,
-    # named search, lookup, query…, nor for a call passing an identifier the user wrote)
+    # check that a call of a declared tool fits the request (not for free-text tools, named
+    # search, lookup, query…, nor for a call passing an identifier the user wrote): a poor fit
+    # is a warning; the call is rejected only when nothing the user wrote is in its arguments
+    # and a required argument has no source (tool_calls.off_request)
     check_tool_fit: bool = True
     # the fit is semantic: cosine of the tool's name words and description to the request (or
     # one of its sentences) with the packaged all-MiniLM-L6-v2 at least this. 0.275 was chosen
@@ -204,6 +210,9 @@ def check_run(
     # answers: probes on means both
     generated = config.judge_short_answers or config.probes
     claims_report = _claims(run, spans, gconfig, toolkit, generated)
+    if claims_report:
+        evidence_calls = {k.call_id or k.tool for k in kinds if k.kind == "evidence"}
+        _structural(run, evidence_calls, spans, claims_report, gconfig, toolkit)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
@@ -212,6 +221,7 @@ def check_run(
         evidence_texts=[s.text for s in spans],
         claims_action=claims_action,
         rejected_calls=len(rejected),
+        claim_errors=_claim_errors(claims_report),
     )
     action, reasons, feedback = _gate(mode, claims_report, rejected)
     by_id = {s.evidence_id: s for s in spans}
@@ -275,6 +285,155 @@ def _claims(
     )
 
 
+def _structural(
+    run: AgentRun,
+    evidence_calls: set[str | None],
+    spans: list[evidence.Span],
+    report: dict,
+    gconfig: guardrails.Config,
+    toolkit: guardrails.Toolkit,
+) -> None:
+    """Each claim matched against the leaves of the run's JSON results: a claim whose every
+    element matches a leaf is supported (its spans are those leaves' pointers), one with an
+    element contradicting a leaf is unsupported (naming it); the gate then decides again on
+    the claims as changed. Claims left open keep the claim checker's verdict."""
+    leaves = structured.run_leaves(run, evidence_calls)
+    if not leaves:
+        return
+    context = structured.context_words(run)
+    changed = False
+    for row in report["claims"]:
+        if row["status"] in ("not_a_claim", "error") or row["score"] is None:
+            continue
+        verdict = structured.check_claim(strip_markers(row["text"]), leaves, context)
+        row["structured"] = verdict.as_row()
+        if verdict.status == "open":
+            changed |= _judge_the_rest(row, verdict, spans, report, gconfig, toolkit, run.question)
+            continue
+        findings = verdict.matched if verdict.status == "supported" else verdict.contradicted
+        row["evidence_spans"] = [_leaf_span(f, leaves, spans) for f in findings]
+        row["reasons"] = [f"structured: {r}" for r in verdict.reasons()]
+        row["judge"] = "structured"
+        if verdict.status == "supported":
+            row.update(score=1.0, status="supported")
+        else:
+            row.update(score=0.0, status="unsupported", critical=True)
+        changed = True
+    if changed:
+        _decide_again(report, gconfig, run.question)
+
+
+def _judge_the_rest(
+    row: dict,
+    verdict: structured.Verdict,
+    spans: list[evidence.Span],
+    report: dict,
+    gconfig: guardrails.Config,
+    toolkit: guardrails.Toolkit,
+    question: str,
+) -> bool:
+    """A claim whose numbers, dates and names all match leaves, with words besides them: those
+    words are what the judge decides. The claim is checked again with each matched value
+    written as the result writes it ("$1,250.00" as 1250.0, "March 3, 2026" as 2026-03-03), so
+    that a value proven equal is not failed for its writing. True when the row changed."""
+    if not verdict.matched or verdict.unmatched or row["status"] == "supported":
+        return False
+    text = strip_markers(row["text"])
+    for finding in sorted(verdict.matched, key=lambda f: -f.start):
+        if isinstance(finding.value, bool) or finding.end <= finding.start:
+            continue
+        text = text[: finding.start] + str(finding.value) + text[finding.end :]
+    items = list(evidence.as_checker_evidence(spans).values())
+    claims = report["claims"]
+    long_answer = gate.long_answer_gate(claims, gconfig)
+    scored = guardrails.verify_claim(
+        text,
+        [e["text"] for e in items],
+        gconfig,
+        toolkit,
+        question=question or None,
+        known_ids={e["evidence_id"] for e in items},
+        allowed=" ".join([question, *gconfig.identifier_allowlist]).lower(),
+        generated=False,
+        headings=guardrails.headings_of(items),
+        part=sum(c["status"] != "not_a_claim" for c in claims) > 1,
+        long_answer=long_answer,
+    )
+    status = guardrails.claim_status(scored, gconfig)
+    if status == "supported" and not long_answer:
+        status = guardrails.score_status(scored.score, gconfig, long_answer=False)
+    if status != "supported" and scored.score <= (row["score"] or 0.0):
+        return False  # no better for the writing: the claim checker's verdict stands
+    row.update(
+        score=scored.score,
+        status=status,
+        judge=scored.judge,
+        reasons=[
+            *(f"structured: {f.element!r} = {f.pointer}" for f in verdict.matched),
+            *scored.reasons,
+        ],
+        checked_as=text,
+    )
+    return True
+
+
+def _leaf_span(finding: structured.Finding, leaves: list, spans: list[evidence.Span]) -> dict:
+    """A claim's span for a leaf: the evidence item that holds it, the leaf's own pointer."""
+    leaf = next(x for x in leaves if x.anchor() == finding.pointer)
+    holders = [
+        s
+        for s in spans
+        if s.call_id == leaf.call_id
+        and s.tool == leaf.tool
+        and (leaf.pointer + "/").startswith(s.pointer + "/")
+    ]
+    holder = max(holders, key=lambda s: len(s.pointer), default=None)
+    return {
+        "evidence_id": holder.evidence_id if holder else None,
+        "doc_id": leaf.call_id or leaf.tool,
+        "leaf_pointer": leaf.pointer,
+        "value": leaf.value,
+        "element": finding.element,
+        "relation": finding.relation,
+    }
+
+
+HARD_REASONS = ("answer repeats an instruction", "answer rests on a document", "attribution")
+MISCITED_REASON = "the cited evidence lacks it"
+
+
+def _decide_again(report: dict, gconfig: guardrails.Config, question: str) -> None:
+    """The claim checker's gate over claims the structural check changed."""
+    claims = report["claims"]
+    overall = gate.aggregate(claims, gconfig)
+    divergent = [
+        p["claim"] for p in report.get("consistency_probes") or [] if p["status"] == "diverge"
+    ]
+    action, reasons, feedback = gate.decide(
+        claims,
+        overall,
+        config=gconfig,
+        hard_reasons=[r for r in report["reasons"] if r.startswith(HARD_REASONS)],
+        divergent=divergent,
+        rejected_tools=[],
+        revise_round=gconfig.revise_round,
+        answer_check=report.get("answer_check"),
+        question=question,
+        miscited=[c["text"] for c in claims if any(MISCITED_REASON in r for r in c["reasons"])],
+    )
+    report.update(overall_score=overall, action=action, reasons=reasons, feedback=feedback)
+
+
+def _claim_errors(report: dict | None) -> int:
+    """Claims (and the answer-level check) whose judge failed."""
+    if not report:
+        return 0
+    answer_check = report.get("answer_check") or {}
+    return sum(c["status"] == "error" for c in report["claims"]) + (
+        answer_check.get("status") == "error"
+    )
+
+
 def _gate(
     mode: str, claims_report: dict | None, rejected: list[tool_calls.Validation]
 ) -> tuple[str, list[str], list[str]]:
@@ -289,6 +448,10 @@ def _gate(
         reasons.insert(0, diagnosis.TEXTS[mode])
     elif mode == "said_not_found":
         action, reasons, feedback = "emit", [diagnosis.TEXTS[mode]], []
+    elif mode == "technical_error":
+        # held back, but as an error to retry, never as feedback that the answer is wrong
+        reasons = [diagnosis.TEXTS[mode], *(r for r in reasons if r.startswith("technical"))]
+        feedback = []
     if rejected:
         if SEVERITY[action] < SEVERITY["revise"]:
             action = "revise"
@@ -323,12 +486,15 @@ def _claim(row: dict, spans: dict[str, evidence.Span]) -> dict:
             **span,
             "tool": spans[span["evidence_id"]].tool,
             "call_id": spans[span["evidence_id"]].call_id,
-            "pointer": spans[span["evidence_id"]].pointer,
+            "pointer": span.get("leaf_pointer", spans[span["evidence_id"]].pointer),
             "anchor": spans[span["evidence_id"]].anchor(),
         }
         for span in row.get("evidence_spans") or []
         if span.get("evidence_id") in spans
     ]
+    for span in out["evidence_spans"]:
+        if span.pop("leaf_pointer", None) is not None:  # a leaf: its own pointer is the anchor
+            span["anchor"] = f"{span['tool']}#{span['call_id'] or ''}{span['pointer']}"
     return out
 
 

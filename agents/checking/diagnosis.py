@@ -7,6 +7,8 @@ The failure modes people who run agents know:
 - `off_topic_result`: the agent answered from a result that does not answer the question;
 - `unsupported_claims`: the results are on topic but parts of the answer are not in them;
 - `invalid_tool_call`: a call broke its tool's schema or used an identifier nobody gave;
+- `technical_error`: a claim could not be checked (its judge failed): not a verdict on the
+  answer, which is held back until it can be checked;
 - `said_not_found`: the results had nothing and the agent said so (the good case);
 - `grounded`: every claim is supported by the tool results;
 - `no_tool_results` / `no_answer`: nothing to check the answer against, or no answer at all.
@@ -21,7 +23,7 @@ import re
 from agents.checking.tool_calls import fit_similarity
 from stages.common.text import content_tokens, coverage
 
-VERSION = "1.1.0"  # 1.1: a result is on topic by its words or its meaning
+VERSION = "1.2.0"
 REFUSAL_RE = re.compile(
     r"\b(?:i|we)\s+(?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
     r"wasn't able to|was not able to|did not|didn't)\s+(?:find|locate|retrieve|get|access|"
@@ -58,6 +60,8 @@ TEXTS = {
     "invalid_tool_call": "A tool call broke its tool's schema or used an identifier nobody gave.",
     "said_not_found": "The tools found nothing and the agent said so (no answer was invented).",
     "grounded": "Every claim of the answer is supported by the tool results.",
+    "technical_error": "A claim of the answer could not be checked (the judge failed): this is "
+    "a technical error, not a finding that the answer is wrong.",
     "no_tool_results": "The agent answered without any tool result to rest on.",
     "no_answer": "The run ends without a final answer; only its tool calls were checked.",
     "refused_despite_results": "The agent said it could not find an answer although a tool "
@@ -73,6 +77,8 @@ REFUSALS = {
     "invalid_tool_call": "I can't give this answer: it relies on a lookup made with details you "
     "did not provide.",
     "no_tool_results": "I can't give this answer: nothing was looked up to support it.",
+    "technical_error": "I can't give this answer right now: it could not be checked because of "
+    "a technical problem.",
 }
 DEFAULT_REFUSAL = "I can't give this answer: it could not be verified."
 
@@ -110,8 +116,10 @@ def diagnose(
     evidence_texts: list[str],
     claims_action: str | None,
     rejected_calls: int,
+    claim_errors: int = 0,
 ) -> str:
-    """The failure mode (a key of TEXTS) of one run."""
+    """The failure mode (a key of TEXTS) of one run. `claim_errors`: claims whose check failed
+    technically (a judge error): the run's mode is then `technical_error`, never a finding."""
     if answer is None:
         return "invalid_tool_call" if rejected_calls else "no_answer"
     refused = is_refusal(answer)
@@ -119,6 +127,8 @@ def diagnose(
         if refused:
             return "said_not_found"
         return "answered_without_evidence" if results else "no_tool_results"
+    if claim_errors:
+        return "technical_error"
     if refused and claims_action != "emit":
         return "refused_despite_results"
     if claims_action not in (None, "emit"):

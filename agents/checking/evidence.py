@@ -22,8 +22,9 @@ from typing import Any
 
 from agents.checking.formats import AgentRun, ToolCall, ToolResult
 from agents.checking.tool_calls import is_free_text_tool
+from stages.common import values
 
-VERSION = "1.1.0"  # 1.1: a span is `about` its call's text arguments (not for free-text tools)
+VERSION = "1.2.0"
 MAX_ABOUT_CHARS = 80  # an argument longer than this is content the agent wrote, not a subject
 MAX_ITEMS_PER_RESULT = 50  # records beyond this are not read (a dump of a whole table)
 MAX_VALUE_CHARS = 20000  # one value (a page of text) beyond this is cut
@@ -201,6 +202,11 @@ def _lines(value: Any, key: str = "") -> list[str]:
     return [f"{key}: {text}" if key else text]
 
 
+# A name written as one token: words joined by _ - . / or camelCase ("ThinQ_Connect",
+# "smartHome", "LG-Electronics/HA")
+JOINED_NAME_RE = re.compile(
+    r"(?=.*[A-Za-z]{2})[A-Za-z0-9]+(?:[_./-][A-Za-z0-9]+)+|[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*"
+)
 ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 MONTH_NAMES = [
     "January",
@@ -228,6 +234,9 @@ def _scalar(value: Any) -> str:
     if date and 1 <= int(date.group(2)) <= 12:
         year, month, day = date.groups()
         return f"{text} ({int(day)} {MONTH_NAMES[int(month) - 1]} {year})"
+    if isinstance(value, str) and JOINED_NAME_RE.fullmatch(text):
+        # "ThinQ_Connect (ThinQ Connect)": the name as an answer writes it is in evidence too
+        return f"{text} ({' '.join(values.key_words_cased(text))})"
     return text
 
 

@@ -10,16 +10,22 @@ outside an enum, a pattern or a range.
 
 Provenance: every identifier in the arguments (URL, e-mail, id, file path, account or order
 number, long number) must occur in what the user (or the system prompt) wrote, in an earlier
-tool result or earlier call, or in the configured allowlist; else the call uses an invented
-identifier. An argument named like an identifier (`order_id`, `account`, `email`, `path`…)
-holds one whatever its shape.
+tool result or earlier call, in the tool's declaration (enum, default) or in the configured
+allowlist; else the call uses an invented identifier. An argument named like an identifier
+(`order_id`, `account`, `email`, `path`…) holds one whatever its shape. Every other value is
+traced by its meaning too (`provenance`): a date, time, address, IP or key of no source, or one
+character away from what a message holds, rejects the call; the report names the message each
+value came from.
 
-Fit: a call of a declared tool must fit the request. With the packaged sentence embedder
-(all-MiniLM-L6-v2, `stages.models.embeddings`), the tool's name words and description must be
-close in meaning to the request or one of its sentences (cosine >= FIT_SIMILARITY, fitted on
-BFCL by bench agent_runs); when the model cannot be loaded, silently the lexical rule (a shared
-content word). Free-text tools (search, lookup, query…) and calls passing an identifier the user
-wrote are exempt.
+Fit: a call of a declared tool should fit the request. With the packaged sentence embedder
+(all-MiniLM-L6-v2, `stages.models.embeddings`), the tool's name words and description are
+compared in meaning to the request or one of its sentences (cosine >= FIT_SIMILARITY); when the
+model cannot be loaded, the lexical rule (a shared content word). The model reads English only,
+and real requests it was not fitted on fell under the line, so a poor fit alone is a warning in
+the report; the call is rejected only on evidence that holds in any language (`off_request`:
+nothing the user wrote occurs in its arguments and a required argument has no source).
+Free-text tools (search, lookup, query…) and calls passing an identifier the user wrote are
+exempt.
 
 A rejected call carries `feedback`: the text a runtime sends back to the model for its retry.
 Calls of the same tool after a rejected or failed one are its retries: `attempt` counts them.
@@ -37,7 +43,9 @@ from typing import Any
 import jsonschema
 import numpy as np
 
+from agents.checking import provenance
 from agents.checking.formats import AgentRun, ToolCall
+from stages.common import values
 from stages.common.text import (
     NUMBER_RE,
     canonical_number,
@@ -49,10 +57,7 @@ from stages.common.text import (
 from stages.guardrails import groundedness
 from stages.models import embeddings
 
-# 1.1: the semantic tool-fit rule; 1.2: a declared null default accepts null; 1.3: an argument's
-# declared default value is not an invented identifier; 1.4: tool fit at 0.275 (a margin under
-# the valid-call target), a tool declared without a description is not fit-checked
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
@@ -110,6 +115,8 @@ class Validation:
     feedback: str = ""  # for a rejected call: what a runtime sends the model for its retry
     position: int = 0  # the call's turn: calls of one turn are parallel, not retries
     fit: ToolFit | None = None  # how the tool-fit check decided (None: not checked)
+    warnings: list[str] = field(default_factory=list)  # reported, never a rejection
+    provenance: list[dict] = field(default_factory=list)  # where each argument value came from
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -119,7 +126,10 @@ class Validation:
             "args": self.args,
             "status": self.status,
             "errors": self.errors,
+            "warnings": self.warnings,
             "invented_identifiers": self.invented,
+            "argument_provenance": self.provenance,
+            "tool_fit": None if self.fit is None else self.fit.as_row(),
             "feedback": self.feedback,
         }
 
@@ -278,8 +288,8 @@ def identifiers(args: Any, key: str = "") -> list[str]:
 
 def _string_identifiers(value: str, key: str) -> list[str]:
     text = value.strip()
-    if not text:
-        return []
+    if not text or values.moment_of(text) is not None:
+        return []  # a date or time is traced as one (provenance), not as an identifier
     found = []
     for pattern in (URL_RE, EMAIL_RE, UUID_RE):
         found += [m.group(0).rstrip(".,;)") for m in pattern.finditer(text)]
@@ -408,6 +418,10 @@ class ToolFit:
     similarity: float | None = None
     reason: str = ""
 
+    def as_row(self) -> dict[str, Any]:
+        similarity = None if self.similarity is None else round(self.similarity, 4)
+        return {"fits": self.fits, "rule": self.rule, "similarity": similarity}
+
 
 def clear_fit_cache() -> None:
     """Forget the cached vectors and any model that failed to load (tests; a new model)."""
@@ -531,6 +545,32 @@ def _without_declared_defaults(
     return [i for i in invented if i not in given]
 
 
+def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], schema: Any) -> str:
+    """Why a call is off the request on evidence that holds in any language ("" when there is
+    none): nothing of what the user wrote occurs in the call's arguments, and a required
+    argument has a value from no source. A similarity alone never rejects a call."""
+    if call.args_error or not isinstance(call.args, dict):
+        return ""
+    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
+    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
+    if wanted & used:
+        return ""
+    required = set((schema.get("required") or []) if isinstance(schema, dict) else [])
+    checked = [t for t in traces if not required or _top(t.pointer) in required]
+    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    if not unsourced:
+        return ""  # every (required) value has a source, or the call passes none
+    which = "required argument" if required else "argument"
+    return (
+        f"nothing the user wrote occurs in its arguments and the {which}(s) "
+        f"{', '.join(unsourced)} have no source"
+    )
+
+
+def _top(pointer: str) -> str:
+    return pointer.split("/")[1].replace("~1", "/").replace("~0", "~") if pointer else ""
+
+
 def verify_call(
     call: ToolCall,
     run: AgentRun,
@@ -549,7 +589,38 @@ def verify_call(
     elif declared is not None:
         schema = to_json_schema(declared[call.name])
         errors += schema_errors(call.args, schema)
+    invented: list[str] = []
+    traces: list[provenance.Trace] = []
+    if not call.args_error:
+        origins = origins_before(run, call.position, allowlist)
+        found = identifiers(call.args)
+        traces = provenance.trace_call(call, run, allowlist, set(found))
+        grounded = [str(t.value) for t in traces if t.status == "grounded"]
+        invented = [i for i in found if not known_from(origins, i)]
+        invented = _without_declared_defaults(invented, call.args, declared, call.name)
+        # a value the tool's declaration (enum, default) or a message grounds is not invented
+        invented = [
+            i
+            for i in invented
+            if not (
+                any(i in g for g in grounded)
+                and not any(i in str(t.value) and t.status != "grounded" for t in traces)
+            )
+        ]
+        errors += [
+            f"invented identifier '{i}': not given by the user, an earlier tool result or "
+            "the allowlist"
+            for i in invented
+        ]
+        errors += [
+            t.error(call.name)
+            for t in traces
+            if t.status in provenance.FLAGGED
+            and not any(i in str(t.value) for i in invented)
+            and (t.status == "changed" or t.kind != "identifier")
+        ]
     fit = None
+    warnings: list[str] = []
     if check_fit and declared is not None and call.name in declared:
         request = run.question or "\n".join(run.user_texts)
         description = run.tool_descriptions.get(call.name, "")
@@ -558,17 +629,11 @@ def verify_call(
         )
         fit = tool_fit(request, call.name, description, from_request, fit_threshold)
         if not fit.fits:
-            errors.append(f"tool '{call.name}' does not fit the request: {fit.reason}")
-    invented = []
-    if not call.args_error:
-        origins = origins_before(run, call.position, allowlist)
-        invented = [i for i in identifiers(call.args) if not known_from(origins, i)]
-        invented = _without_declared_defaults(invented, call.args, declared, call.name)
-        errors += [
-            f"invented identifier '{i}': not given by the user, an earlier tool result or "
-            "the allowlist"
-            for i in invented
-        ]
+            off = off_request(call, request, traces, declared[call.name])
+            if off:
+                errors.append(f"tool '{call.name}' does not fit the request: {off}; {fit.reason}")
+            else:
+                warnings.append(f"tool '{call.name}' may not fit the request: {fit.reason}")
     status = "invalid" if errors else "valid"
     feedback = feedback_text(call.name, errors, schema, sorted(declared or {})) if errors else ""
     return Validation(
@@ -581,6 +646,8 @@ def verify_call(
         invented,
         feedback,
         fit=fit,
+        warnings=warnings,
+        provenance=[t.as_row() for t in traces],
     )
 
 

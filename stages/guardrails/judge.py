@@ -34,7 +34,7 @@ from stages.models.cache import AnswerCache
 from stages.models.errors import JudgeError
 from stages.models.settings import LLMSettings
 
-VERSION = "2.1.0"
+VERSION = "2.2.0"
 PROMPT_VERSION = "2"
 __all__ = ["JudgeError", "Judge", "CascadeJudge", "Verdict", "fast_judge", "llm_judge", "nli_judge"]
 
@@ -157,6 +157,38 @@ def pair_for(claim: str, spans: list[str], question: str | None, part: bool) -> 
 
 
 Score = Callable[[str, list[str], "str | None", bool], float]
+# The longest claim the cross-encoder reads in one pair (its 192 tokens hold the claim, the
+# question and the evidence); a longer one is judged by its clauses.
+WINDOW_WORDS = 40
+WINDOW_CHARS = 280  # dense text (identifiers, URLs) is several tokens a word
+MAX_SPLITS = 4  # a part still too long is halved at most this many times
+CLAUSE_RE = re.compile(r"(?<=[.;:!?])\s+|(?<=,)\s+(?=(?:and|but|while|which|whereas)\b)|\s+-\s+")
+
+
+def claim_windows(claim: str, words: int = WINDOW_WORDS, chars: int = WINDOW_CHARS) -> list[str]:
+    """A long claim as parts of at most `words` words (and about `chars` characters): its
+    clauses, joined while they fit, a clause longer than that cut into overlapping windows."""
+    parts: list[str] = []
+    for clause in (c.strip() for c in CLAUSE_RE.split(claim)):
+        tokens = clause.split()
+        if len(clause) > chars and len(tokens) > 1:
+            words = min(words, max(2, len(tokens) * chars // len(clause)))
+        if len(tokens) > words:
+            step = max(1, words - words // 4)
+            cut = [
+                " ".join(tokens[i : i + words]) for i in range(0, len(tokens) - words // 4, step)
+            ]
+            parts += cut
+        elif tokens:
+            if (
+                parts
+                and len(parts[-1].split()) + len(tokens) <= words
+                and (len(parts[-1]) + len(clause) < chars)
+            ):
+                parts[-1] = f"{parts[-1]} {clause}"
+            else:
+                parts.append(clause)
+    return parts or [claim]
 
 
 class Judge:
@@ -243,9 +275,11 @@ class CascadeJudge(Judge):
     ) -> Verdict:
         if self.parts_only and not part and self.slow is not None:
             return self._slow(claim, spans, question, part)
-        focused = evidence_for(claim, spans, question, part, self.focus_words, self.shared_words)
         try:
-            p = float(self.probability(*pair_for(claim, focused, question, part)))
+            p = min(
+                self._window_probability(window, focused, asked, part)
+                for window, focused, asked in self._windows(claim, spans, question, part)
+            )
         except Exception as exc:  # a missing or broken model is a technical error, not a score
             raise JudgeError(f"fast judge failed: {type(exc).__name__}: {exc}") from exc
         # a claim whose words the spans lack goes to the slow judge however sure the fast one
@@ -260,6 +294,40 @@ class CascadeJudge(Judge):
                 self.log.append((claim, p, True))
             return Verdict(p, "fast", self.model_id, cached=True)
         return self._slow(claim, spans, question, part, p if self.band_score == "mean" else None)
+
+    def _window_probability(
+        self, claim: str, spans: list[str], question: str | None, part: bool, depth: int = 0
+    ) -> float:
+        """P(supported) of one pair; a claim side too long for the model's window even so
+        (dense identifiers are many tokens a word) is judged by its halves."""
+        try:
+            return float(self.probability(*pair_for(claim, spans, question, part)))
+        except Exception as exc:
+            words = claim.split()
+            if "truncate" not in str(exc).lower() or depth >= MAX_SPLITS or len(words) < 2:
+                raise
+            half = len(words) // 2
+            return min(
+                self._window_probability(" ".join(side), spans, None, True, depth + 1)
+                for side in (words[:half], words[half:])
+            )
+
+    def _windows(
+        self, claim: str, spans: list[str], question: str | None, part: bool
+    ) -> list[tuple[str, list[str], str | None]]:
+        """(claim part, its evidence, question) pairs the cross-encoder can read whole: a
+        claim longer than WINDOW_WORDS is split at its clauses (each part judged on its own
+        evidence, without the question; the claim holds when every part does), since a long
+        claim side left the pair no room for evidence ("Sequence to truncate too short")."""
+        if len(claim.split()) <= WINDOW_WORDS and len(claim) <= WINDOW_CHARS:
+            focused = evidence_for(
+                claim, spans, question, part, self.focus_words, self.shared_words
+            )
+            return [(claim, focused, question)]
+        return [
+            (window, evidence_for(window, spans, None, True, self.focus_words, 0), None)
+            for window in claim_windows(claim)
+        ]
 
     def _slow(
         self,

@@ -1,0 +1,440 @@
+"""Structured evidence, checked structurally: a claim over a JSON tool result is matched against
+the result's leaves (key path and value, normalised) before any judge.
+
+Each element of the claim that can be checked (a number with its unit or currency, a date or a
+time, a name or identifier, a yes/no fact) is looked up among the leaves:
+
+- it equals a leaf's value (numbers across separators, scales, rounding and percent; dates and
+  times across formats and zones; names across `_`/`-`/camelCase/case): matched, with the leaf's
+  JSON pointer (RFC 6901);
+- it differs from the value of a leaf whose key the claim names (the `temperature` is 68, the
+  claim says 72): contradicted, with that pointer.
+
+A claim is `supported` when at least one element matched, none contradicted, it negates nothing,
+and every other word is a key of the result, a word of the tool's name or of the call's
+arguments, or a connective ("the call returned … with …"): what a restatement of a result is
+made of. It is `contradicted` when any element contradicts a leaf. Anything else (`open`) is left
+to the claim checker's judge, unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.checking.formats import AgentRun
+from stages.common import values
+from stages.common.text import NEGATION_RE, STOPWORDS, stem
+
+VERSION = "1.0.0"
+MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
+# The words a restatement of a result uses around its keys and values.
+_CONNECTIVES = (
+    "a an the is are was were be been being has have had with and or of for to in on at by as "
+    "its it this that these those there their which who whose call called calls tool tools "
+    "function returned returns return result results response responded shows showed show "
+    "reported reports report says said states stated lists listed list gives gave given "
+    "indicates indicated currently current value values set of from according per "
+    "found here following total data record records entry entries item items field fields "
+    "degrees degree unit units status"
+)
+CONNECTIVES = frozenset(_CONNECTIVES.split())
+MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
+NAME_MIN_CHARS = 2
+# a text value this short (an address, a label) lends its words to a restatement; a passage
+# does not (its words in another order may say something else: the judge decides)
+SHORT_TEXT_WORDS = 12
+NEAR_CHARS = 30  # a value given at most this far after the key it is the value of
+OUT_OF_RE = re.compile(
+    r"\bout of (?:stock|service|order|range|date)\b", re.IGNORECASE
+)  # a one-letter string value ("a") is not a name to look for
+
+
+@dataclass(frozen=True)
+class Leaf:
+    tool: str
+    call_id: str | None
+    pointer: str  # RFC 6901 pointer into the result
+    key: str  # the leaf's own key (the parent's for a list item)
+    words: tuple[str, ...]  # the key path's words, stemmed
+    value: Any
+    derived: bool = False  # the count of a list ("2 meetings" over two events), not a value
+
+    def anchor(self) -> str:
+        return f"{self.tool}#{self.call_id or ''}{self.pointer}"
+
+
+@dataclass
+class Finding:
+    element: str  # the claim's text of the element
+    pointer: str  # the leaf's anchor (tool#call_id/pointer)
+    value: Any  # the leaf's value
+    relation: str  # matches | contradicts
+    start: int = 0  # the element's place in the claim
+    end: int = 0
+
+    def as_row(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Verdict:
+    status: str  # supported | contradicted | open
+    matched: list[Finding] = field(default_factory=list)
+    contradicted: list[Finding] = field(default_factory=list)
+    residual: list[str] = field(default_factory=list)  # words no leaf, key or connective covers
+    unmatched: list[str] = field(default_factory=list)  # numbers and dates no leaf holds
+
+    def reasons(self) -> list[str]:
+        if self.status == "contradicted":
+            return [
+                f"'{f.element}' contradicts {f.pointer} = {_shown(f.value)}"
+                for f in self.contradicted
+            ]
+        if self.status == "supported":
+            return [f"'{f.element}' = {f.pointer}" for f in self.matched]
+        return []
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "matched": [f.as_row() for f in self.matched],
+            "contradicted": [f.as_row() for f in self.contradicted],
+            "residual": self.residual,
+            "unmatched": self.unmatched,
+        }
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _escape(key: str) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _stems(words: list[str]) -> tuple[str, ...]:
+    return tuple(stem(w) for w in words if w not in STOPWORDS)
+
+
+def leaves(content: Any, tool: str, call_id: str | None) -> list[Leaf]:
+    """Every scalar of a JSON result, with its pointer and key path."""
+    found: list[Leaf] = []
+
+    def walk(value: Any, pointer: str, path: tuple[str, ...], key: str) -> None:
+        if len(found) >= MAX_LEAVES:
+            return
+        if isinstance(value, dict):
+            for child_key, child in value.items():
+                words = values.key_words(str(child_key))
+                walk(child, f"{pointer}/{_escape(child_key)}", path + _stems(words), child_key)
+        elif isinstance(value, list):
+            if value:
+                found.append(Leaf(tool, call_id, pointer, str(key), path, len(value), True))
+            for index, child in enumerate(value):
+                walk(child, f"{pointer}/{index}", path, key)
+        elif value is not None and value != "":
+            found.append(Leaf(tool, call_id, pointer, str(key), path, value))
+
+    walk(content, "", (), "")
+    return found
+
+
+def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
+    """The leaves of the run's structured results that count as evidence (`evidence_calls`:
+    the call ids, or tool names for results without one, of results classified as evidence)."""
+    found: list[Leaf] = []
+    for result in sorted(run.results, key=lambda r: r.position):
+        if (result.call_id or result.name) not in evidence_calls:
+            continue
+        if isinstance(result.content, dict | list):
+            found += leaves(result.content, result.name, result.call_id)
+    return found
+
+
+def _covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+def _key_mentioned(leaf: Leaf, claim_stems: set[str]) -> bool:
+    """The claim names the leaf's own key (all of its words; a short key word as the start of
+    a claim's word: `temp` for "temperature", `qty` aside)."""
+    own = _stems(values.key_words(leaf.key))
+    return bool(own) and all(_said(w, claim_stems) for w in own)
+
+
+def _said(word: str, claim_stems: set[str]) -> bool:
+    return word in claim_stems or (
+        len(word) >= MIN_PREFIX and any(s.startswith(word) for s in claim_stems)
+    )
+
+
+def _bool_words(leaf: Leaf) -> tuple[str, ...]:
+    """The words of a yes/no key without its 'is'/'has' prefix: is_available -> available."""
+    words = [w for w in values.key_words(leaf.key) if w not in ("is", "has", "can", "should")]
+    return _stems(words)
+
+
+def _parent(anchor: str) -> str:
+    return anchor.rsplit("/", 1)[0]
+
+
+def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
+    """Where the claim names the leaf's own key: the end offset of each mention of its last
+    word (a key word as the start of a claim's word counts: `temp` for "temperature")."""
+    own = _stems(values.key_words(leaf.key))
+    if not own:
+        return []
+    said = {stem(t) for t, _, _ in tokens}
+    if not all(_said(w, said) for w in own):
+        return []
+    last = own[-1]
+    return [
+        e
+        for t, _, e in tokens
+        if stem(t) == last or (len(last) >= MIN_PREFIX and stem(t).startswith(last))
+    ]
+
+
+def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
+    """The structural verdict of one claim over the run's leaves. `context_words`: words a
+    restatement may use besides keys and values (the tools' names, the calls' arguments)."""
+    if not leaves_:
+        return Verdict("open")
+    tokens = values.tokens_with_spans(claim)
+    claim_stems = {stem(t) for t, _, _ in tokens}
+    covered: list[tuple[int, int]] = []
+    matched: list[Finding] = []
+    # unmatched elements: text, place, the leaves they may contradict, whether a number
+    pending: list[tuple[str, int, int, list[Leaf], bool]] = []
+    negated = bool(NEGATION_RE.search(claim) or OUT_OF_RE.search(claim))
+    unit_conflicts: list[Finding] = []
+    numbers = [(leaf, values.number_of(leaf.value)) for leaf in leaves_]
+    numbers = [(leaf, n) for leaf, n in numbers if n is not None]
+    moments_ = [(leaf, values.moment_of(leaf.value)) for leaf in leaves_ if not leaf.derived]
+    moments_ = [(leaf, m) for leaf, m in moments_ if m is not None]
+
+    def match(text: str, start: int, end: int, leaf: Leaf) -> None:
+        matched.append(Finding(text, leaf.anchor(), leaf.value, "matches", start, end))
+        covered.append((start, end))
+
+    # dates and times
+    claimed_moments = values.moments(claim)
+    for moment in claimed_moments:
+        text = claim[moment.start : moment.end]
+        hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
+        if hit is not None:
+            match(text, moment.start, moment.end, hit)
+        else:
+            rivals = [leaf for leaf, _ in moments_]
+            pending.append((text, moment.start, moment.end, rivals, False))
+    # numbers, with their units and currencies
+    for quantity in values.quantities(claim):
+        text = claim[quantity.start : quantity.end]
+        hits = [leaf for leaf, n in numbers if values.same_number(quantity, n)]
+        if hits:
+            near = [leaf for leaf in hits if _mentions(leaf, tokens)]
+            hit = (near or hits)[0]
+            match(text, quantity.start, quantity.end, hit)
+            bad = _unit_conflict(quantity, hit, leaves_)
+            if bad is not None:
+                unit_conflicts.append(
+                    Finding(
+                        text, bad.anchor(), bad.value, "contradicts", quantity.start, quantity.end
+                    )
+                )
+            continue
+        if values.ident_key(text) in context_words:  # a number the call passed (an address)
+            covered.append((quantity.start, quantity.end))
+            continue
+        rivals = [leaf for leaf, _ in numbers if not leaf.derived]
+        pending.append((text, quantity.start, quantity.end, rivals, True))
+    # names, identifiers, enum and other string values
+    strings = [
+        leaf
+        for leaf in leaves_
+        if isinstance(leaf.value, str)
+        and values.number_of(leaf.value) is None
+        and values.moment_of(leaf.value) is None
+    ]
+    for leaf in strings:
+        key = values.ident_key(leaf.value)
+        if len(key) < NAME_MIN_CHARS or key in STOPWORDS:
+            continue
+        for start, end in values.find_ident(leaf.value, tokens):
+            if not _covered(covered, start, end):
+                match(claim[start:end], start, end, leaf)
+    # the records the claim is about: a key it names elsewhere is read in them only
+    derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
+    parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
+    # the words of the text values of those records ("Mountain View, CA 94043" of an address)
+    texts = [leaf for leaf in strings if 1 < len(str(leaf.value).split()) <= SHORT_TEXT_WORDS]
+    texts = [leaf for leaf in texts if _in_scope(leaf, parents, [])] if parents else []
+    words_of = {
+        leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
+    }
+    still = []
+    for element in pending:
+        text, start, end, _, number = element
+        holder = next(
+            (x for x in texts if number and values.ident_key(text) in words_of[x.anchor()]), None
+        )
+        if holder is not None:
+            match(text, start, end, holder)
+        else:
+            still.append(element)
+    pending = still
+    in_texts = set().union(*words_of.values()) if words_of else set()
+    contradicted: list[Finding] = list(unit_conflicts)
+    # yes/no facts: "is available" over {"available": true}
+    bools = [leaf for leaf in leaves_ if isinstance(leaf.value, bool)]
+    for leaf in bools:
+        words = _bool_words(leaf)
+        if not words or not all(w in claim_stems for w in words):
+            continue
+        if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
+            continue
+        spans = [(s, e) for t, s, e in tokens if stem(t) in words]
+        element = claim[spans[0][0] : spans[-1][1]]
+        finding = Finding(element, leaf.anchor(), leaf.value, "matches", spans[0][0], spans[-1][1])
+        if negated != (not leaf.value):
+            finding.relation = "contradicts"
+            contradicted.append(finding)
+        else:
+            matched.append(finding)
+            covered.extend(spans)
+    # an element that matched no leaf, given right after a key the claim names: contradicts
+    unmatched = []
+    for text, start, _end, rivals, _ in pending:
+        named = [
+            leaf
+            for leaf in rivals
+            if any(0 <= start - e <= NEAR_CHARS for e in _mentions(leaf, tokens))
+            and _in_scope(leaf, parents, rivals)
+        ]
+        if named:
+            leaf = named[0]
+            contradicted.append(
+                Finding(text, leaf.anchor(), leaf.value, "contradicts", start, _end)
+            )
+        else:
+            unmatched.append(text)
+    # a string value the claim names by its key but gives otherwise
+    in_scope = [leaf for leaf in strings if _in_scope(leaf, parents, strings)]
+    contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
+    if contradicted:
+        return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
+    keys = {w for leaf in leaves_ for w in leaf.words}
+    residual = [
+        t
+        for t, s, e in tokens
+        if not _covered(covered, s, e)
+        and t not in STOPWORDS
+        and t not in CONNECTIVES
+        and stem(t) not in keys
+        and not any(len(k) >= MIN_PREFIX and stem(t).startswith(k) for k in keys)
+        and t not in in_texts
+        and stem(t) not in context_words
+        and t not in context_words
+        and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
+    ]
+    has_bool = any(f for f in matched if isinstance(f.value, bool))
+    proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+    if proven and not residual and not unmatched and (not negated or has_bool):
+        return Verdict("supported", matched, [], [])
+    return Verdict("open", matched, [], residual, unmatched)
+
+
+def _in_scope(leaf: Leaf, parents: set[str], rivals: list[Leaf]) -> bool:
+    """A leaf is read for this claim when its record holds a value the claim matched, or,
+    with nothing matched, when every rival leaf sits in one record (no other to mean)."""
+    if parents:
+        own = _parent(leaf.anchor())
+        return any(own == p or own.startswith(p + "/") or p.startswith(own + "/") for p in parents)
+    return len({_parent(r.anchor()) for r in rivals}) <= 1
+
+
+def _unit_conflict(quantity: values.Quantity, hit: Leaf, leaves_: list[Leaf]) -> Leaf | None:
+    """A unit or currency leaf beside the matched number that says otherwise ("72°F" over
+    {"temperature": 72, "unit": "celsius"})."""
+    siblings = [
+        leaf
+        for leaf in leaves_
+        if leaf.call_id == hit.call_id
+        and leaf.tool == hit.tool
+        and leaf.pointer.rsplit("/", 1)[0] == hit.pointer.rsplit("/", 1)[0]
+        and isinstance(leaf.value, str)
+    ]
+    for leaf in siblings:
+        word = values.fold(leaf.value).strip()
+        key = values.fold(leaf.key)
+        if quantity.currency and "currency" in key:
+            code = values.CURRENCY_CODES.get(word) or values.CURRENCY_SYMBOLS.get(word) or word
+            if code != quantity.currency:
+                return leaf
+        if quantity.unit in ("fahrenheit", "celsius") and "unit" in key:
+            unit = values.UNITS.get(word) or values.UNITS.get(word.removeprefix("degrees "))
+            if unit in ("fahrenheit", "celsius") and unit != quantity.unit:
+                return leaf
+    return None
+
+
+NAME_AFTER_KEY_RE = r"\s*(?:is|was|are|were|of|=|:|-)?\s*(?:the\s+)?(\w[\w.-]*)"
+
+
+def _string_conflicts(
+    claim: str,
+    tokens: list[tuple[str, int, int]],
+    strings: list[Leaf],
+    covered: list[tuple[int, int]],
+    claim_stems: set[str],
+) -> list[Finding]:
+    """'location Chicago' over {"location": "Boston"}: the claim names the key, gives a
+    capitalised value right after it that no leaf holds, and the leaf's own value is absent."""
+    found = []
+    for leaf in strings:
+        if not _key_mentioned(leaf, claim_stems) or values.find_ident(leaf.value, tokens):
+            continue
+        own = [w for w in values.key_words(leaf.key) if w not in STOPWORDS]
+        if not own:
+            continue
+        joined = r"[\s_-]".join(map(re.escape, own))
+        pattern = re.compile(r"\b" + joined + r"\b" + NAME_AFTER_KEY_RE, re.IGNORECASE)
+        for match in pattern.finditer(claim):
+            start, end = match.span(1)
+            word = claim[start:end].rstrip(".-")
+            enum_like = re.fullmatch(r"[a-z][a-z0-9_-]*", str(leaf.value)) is not None
+            plain = values.fold(word) in STOPWORDS or values.fold(word) in CONNECTIVES
+            if not (word[:1].isupper() or enum_like) or plain or _covered(covered, start, end):
+                continue
+            alone = [(values.fold(word), 0, len(word))]
+            if any(values.find_ident(other.value, alone) for other in strings):
+                continue
+            found.append(Finding(word, leaf.anchor(), leaf.value, "contradicts"))
+            break
+    return found
+
+
+def context_words(run: AgentRun) -> set[str]:
+    """Words a restatement may use besides the results' keys and values: the tools' names and
+    the calls' argument values (what the result is about)."""
+    words: set[str] = set()
+    for call in run.calls:
+        words |= set(values.key_words(call.name))
+        words |= {stem(w) for w in values.key_words(call.name)}
+        if not call.args_error:
+            for token, _, _ in values.tokens_with_spans(_flat(call.args)):
+                words |= {token, stem(token)}
+    for result in run.results:
+        words |= set(values.key_words(result.name))
+    return words
+
+
+def _flat(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(_flat(v) for v in value.values())
+    if isinstance(value, list):
+        return " ".join(_flat(v) for v in value)
+    return "" if value is None else str(value)

@@ -1,0 +1,457 @@
+"""Values as people and programs write them, normalised so that two writings compare equal.
+
+- identifiers across `_`/`-`/`.`/`/`/camelCase/case: "ThinQ_Connect" == "ThinQ Connect" ==
+  "thinq-connect" (`ident_key`, `find_ident`);
+- numbers with thousands separators, scale words, currencies and units: "$1,234.50",
+  "1.2 million", "72°F", "12 %" (`quantities`, `number_of`);
+- dates and times in common formats and time zones: "November 1, 2023 at 8pm",
+  "2023-11-01T20:00:00", "01/11/2023 20:00", "8:00 PM EST" (`moments`, `moment_of`).
+
+Shared by the agent-run check (structured evidence, argument provenance). Pure functions: no
+model, no network.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from dateutil import parser as dateutil_parser
+
+from stages.common.text import DATE_PATTERNS, MONTHS
+
+WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents."""
+    decomposed = unicodedata.normalize("NFKD", str(text))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def ident_key(text: str) -> str:
+    """An identifier or name with every separator and the case dropped: 'ThinQ_Connect',
+    'ThinQ Connect', 'thinq-connect' and 'thinqConnect' all read 'thinqconnect'."""
+    return "".join(WORD_RE.findall(fold(text)))
+
+
+def key_words(key: str) -> list[str]:
+    """The words of a JSON key or tool name: 'unitOfMeasure' / 'unit_of_measure' -> unit, of,
+    measure."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(key))
+    spaced = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", " ", spaced)
+    return WORD_RE.findall(fold(spaced))
+
+
+def key_words_cased(key: str) -> list[str]:
+    """`key_words` keeping the case: 'ThinQ_Connect' -> ThinQ, Connect (camelCase split only
+    where a lower-case letter meets an upper-case one that starts a word)."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", str(key))
+    return WORD_RE.findall(spaced)
+
+
+def tokens_with_spans(text: str) -> list[tuple[str, int, int]]:
+    """(folded word, start, end) of each word of `text` (letters and digits, no separators)."""
+    folded = fold(text)
+    if len(folded) != len(text):  # a character that folds to several: offsets on the original
+        return [(fold(m.group(0)), m.start(), m.end()) for m in WORD_RE.finditer(text)]
+    return [(m.group(0), m.start(), m.end()) for m in WORD_RE.finditer(folded)]
+
+
+def find_ident(value: str, tokens: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    """Character spans of `tokens` (of one text) whose consecutive words spell `value` once
+    separators and case are dropped."""
+    wanted = ident_key(value)
+    if not wanted:
+        return []
+    found = []
+    for i in range(len(tokens)):
+        joined = ""
+        for j in range(i, len(tokens)):
+            joined += tokens[j][0]
+            if joined == wanted:
+                found.append((tokens[i][1], tokens[j][2]))
+                break
+            if len(joined) >= len(wanted) or not wanted.startswith(joined):
+                break
+    return found
+
+
+# ---------------------------------------------------------------- numbers
+
+SCALES = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "mm": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "trillion": 1e12,
+}
+CURRENCY_SYMBOLS = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr"}
+CURRENCY_CODES = {
+    "usd": "usd",
+    "dollar": "usd",
+    "dollars": "usd",
+    "eur": "eur",
+    "euro": "eur",
+    "euros": "eur",
+    "gbp": "gbp",
+    "pound": "gbp",
+    "pounds": "gbp",
+    "jpy": "jpy",
+    "yen": "jpy",
+    "inr": "inr",
+    "rupees": "inr",
+    "chf": "chf",
+    "cad": "cad",
+    "aud": "aud",
+    "cny": "cny",
+    "yuan": "cny",
+}
+UNITS = {
+    "f": "fahrenheit",
+    "°f": "fahrenheit",
+    "fahrenheit": "fahrenheit",
+    "c": "celsius",
+    "°c": "celsius",
+    "celsius": "celsius",
+    "centigrade": "celsius",
+    "%": "percent",
+    "percent": "percent",
+    "km": "km",
+    "kilometers": "km",
+    "kilometres": "km",
+    "mi": "mile",
+    "miles": "mile",
+    "mile": "mile",
+    "kg": "kg",
+    "kilograms": "kg",
+    "lb": "lb",
+    "lbs": "lb",
+    "pounds_weight": "lb",
+    "mph": "mph",
+    "kmh": "kmh",
+    "km/h": "kmh",
+    "ms": "ms",
+    "s": "second",
+    "seconds": "second",
+    "minutes": "minute",
+    "min": "minute",
+    "hours": "hour",
+    "h": "hour",
+    "days": "day",
+    "gb": "gb",
+    "mb": "mb",
+}
+_NUMBER = r"\d{1,3}(?:[,\u202f\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+QUANTITY_RE = re.compile(
+    r"(?<![\w.])(?P<sign>[-−+])?(?P<cur>US\$|[$€£¥₹])?\s?(?P<num>" + _NUMBER + r")(?![\w.]*\d)"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|[kKmMbB])\b)?"
+    r"(?:\s?(?P<unit>%|percent\b|°\s?[CF]\b|degrees?(?:\s(?:fahrenheit|celsius|[CF]\b))?|"
+    r"[A-Za-z]{1,10}\b))?",
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    decimals: int  # digits written after the point: "72" rounds what "72.4" states
+    written: float  # the number as written, before its scale ("1.2" of "1.2 million")
+    unit: str | None  # fahrenheit, celsius, percent, km, …
+    currency: str | None  # usd, eur, …
+    start: int
+    end: int
+
+
+def _unit(raw: str | None) -> tuple[str | None, str | None]:
+    """(unit, currency) of the word after a number."""
+    if not raw:
+        return None, None
+    word = fold(raw).replace(" ", "")
+    word = word.removeprefix("degrees").removeprefix("degree") or word
+    if word in CURRENCY_CODES:
+        return None, CURRENCY_CODES[word]
+    return UNITS.get(word), None
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The numbers of a text with their scale, unit and currency; a date's or time's digits
+    are not numbers (see `moments`)."""
+    blanked = _blank(text, [(m.start, m.end) for m in moments(text)])
+    found = []
+    for match in QUANTITY_RE.finditer(blanked):
+        raw = re.sub(r"[,\u202f\u00a0 ']", "", match.group("num"))
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        written = value
+        scale_word = match.group("scale")
+        end = match.end("num")
+        symbol = match.group("cur")
+        if scale_word in ("m", "b") and not symbol:
+            scale_word = None  # "20 m" is twenty metres; "$20m" twenty million
+        if scale_word and scale_word.lower() in SCALES:
+            value *= SCALES[scale_word.lower()]
+            decimals = 0 if value.is_integer() else decimals
+            end = match.end("scale")
+        if match.group("sign") in ("-", "−"):
+            value = -value
+        unit, currency = _unit(match.group("unit"))
+        if unit or currency:
+            end = match.end("unit")
+        currency = CURRENCY_SYMBOLS.get(fold(symbol)) if symbol else currency
+        start = match.start("cur") if symbol else match.start("num")
+        found.append(Quantity(value, decimals, written, unit, currency, start, end))
+    return found
+
+
+@functools.lru_cache(maxsize=16384, typed=True)  # a result's leaves, read for each claim
+def number_of(value: object) -> float | None:
+    """A JSON leaf as a number: 72, 72.5, "72", "1,234.50", "$12.99", "12%"; else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value).strip()
+    if not text or len(text) > 40:
+        return None
+    found = quantities(text)
+    if len(found) == 1 and found[0].start <= 1 and len(text) - found[0].end <= 1:
+        return found[0].value
+    return None
+
+
+def same_number(claimed: Quantity, value: float) -> bool:
+    """The claim's number states `value`: equal, or `value` rounded to the claim's precision
+    ("72°F" for 72.4), or a percent written as a share (12% for 0.12)."""
+    candidates = [value]
+    if claimed.unit == "percent":
+        candidates.append(value * 100)
+    for candidate in candidates:
+        if abs(candidate - claimed.value) <= 1e-9 * max(1.0, abs(candidate)):
+            return True
+        if round(candidate, claimed.decimals) == claimed.value and abs(candidate) >= 1:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- dates and times
+
+TZ_OFFSETS = {
+    "utc": 0,
+    "gmt": 0,
+    "z": 0,
+    "est": -5,
+    "edt": -4,
+    "cst": -6,
+    "cdt": -5,
+    "mst": -7,
+    "mdt": -6,
+    "pst": -8,
+    "pdt": -7,
+    "cet": 1,
+    "cest": 2,
+    "bst": 1,
+    "ist": 5.5,
+    "jst": 9,
+    "aest": 10,
+    "aedt": 11,
+}
+_TZ = r"(?:\s?(?P<tz>UTC|GMT|Z|[ECMP][SD]T|CES?T|BST|IST|JST|AES?DT|AEST|[+-]\d{2}:?\d{2}))?"
+TIME_RE = re.compile(
+    r"(?<![\w:.])(?:T)?(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
+    r"(?:\s?(?P<ampm>[ap]\.?m\.?)(?![a-z]))?" + _TZ + r"(?![\w])",
+    re.IGNORECASE,
+)
+NUMERIC_DATE_RE = re.compile(
+    r"(?<![\w/.-])(?P<a>\d{1,4})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{2,4})(?![\w/.-]|\.\d)"
+)
+ISO_DATETIME_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])"
+)
+MONTH_DOT_RE = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+    r"june|july|august|september|october|november|december)\.(?=\d)",
+    re.IGNORECASE,
+)
+NOON_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+# what joins a date to its time: "November 1, 2023 at 8pm", "1 Nov 2023, 20:00", "am 1.11. um"
+CONNECTOR_RE = re.compile(r"[\s,]*(?:at|@|um|à|a las|alle|om|kl\.?|T)?[\s,]*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A date and/or time as written: `date` 'YYYY-MM-DD' or 'YYYY-MM' (None: a time alone),
+    `time` 'HH:MM' (None: a date alone), `offset` in hours when a zone was written."""
+
+    date: str | None
+    time: str | None
+    offset: float | None
+    start: int
+    end: int
+
+    def at(self, offset: float | None) -> Moment:
+        """The same instant in another zone (unchanged when either zone is unknown)."""
+        if offset is None or self.offset is None or self.time is None or offset == self.offset:
+            return self
+        day = self.date if self.date and len(self.date) == 10 else "2000-01-01"
+        when = datetime.fromisoformat(f"{day}T{self.time}") + timedelta(hours=offset - self.offset)
+        date = when.date().isoformat() if self.date and len(self.date) == 10 else self.date
+        return Moment(date, when.strftime("%H:%M"), offset, self.start, self.end)
+
+
+def _offset(raw: str | None) -> float | None:
+    if not raw:
+        return None
+    word = raw.lower()
+    if word in TZ_OFFSETS:
+        return float(TZ_OFFSETS[word])
+    sign = -1 if word.startswith("-") else 1
+    digits = re.sub(r"\D", "", word)
+    return sign * (int(digits[:2]) + int(digits[2:4] or 0) / 60)
+
+
+def _clock(match: re.Match) -> str | None:
+    hour = int(match.group("h"))
+    minute = int(match.group("m") or 0)
+    ampm = (match.group("ampm") or "").lower().replace(".", "")
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm == "pm" else 0)
+    elif match.group("m") is None:
+        return None  # a bare number is not a time
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _numeric_date(match: re.Match) -> str | None:
+    """'2023-11-01', '11/01/2023' (US order, unless the first part cannot be a month) or
+    '01.11.2023' (day first, as dots are written) as 'YYYY-MM-DD'."""
+    a, b, c, sep = match.group("a"), match.group("b"), match.group("c"), match.group("sep")
+    if len(a) == 4:
+        year, month, day = int(a), int(b), int(c)
+    elif len(c) in (2, 4):
+        year = int(c) if len(c) == 4 else 2000 + int(c)
+        first, second = int(a), int(b)
+        month, day = (second, first) if sep == "." or first > 12 else (first, second)
+    else:
+        return None
+    try:
+        return datetime(year, month, day).date().isoformat()
+    except ValueError:
+        return None
+
+
+def moments(text: str) -> list[Moment]:
+    """The dates and times written in a text, in order: ISO date-times, dates in words or
+    digits, clock times (with am/pm or minutes, and a zone when written), noon/midnight. A
+    date followed within a few words by a time ("November 1, 2023 at 8pm") is one moment."""
+    found: list[Moment] = []
+    taken: list[tuple[int, int]] = []
+    text = MONTH_DOT_RE.sub(lambda m: m.group(1) + " ", text)  # "March.11" as "March 11"
+    for match in ISO_DATETIME_RE.finditer(text):
+        try:
+            when = dateutil_parser.isoparse(match.group(0).replace(" ", "T"))
+        except ValueError:
+            continue
+        offset = when.utcoffset().total_seconds() / 3600 if when.tzinfo else None
+        found.append(
+            Moment(
+                when.date().isoformat(),
+                when.strftime("%H:%M"),
+                offset,
+                match.start(),
+                match.end(),
+            )
+        )
+        taken.append(match.span())
+    rest = _blank(text, taken)
+    dates: list[tuple[str, int, int]] = []
+    for pattern, order in DATE_PATTERNS:
+        for match in pattern.finditer(rest):
+            parts = dict(zip(order, match.groups(), strict=True))
+            month = int(parts["mn"]) if "mn" in parts else MONTHS[parts["m"].lower()]
+            iso = f"{int(parts['y']):04d}-{month:02d}"
+            if "d" in parts:
+                try:
+                    iso = datetime(int(parts["y"]), month, int(parts["d"])).date().isoformat()
+                except ValueError:
+                    continue
+            dates.append((iso, match.start(), match.end()))
+        rest = _blank(rest, [(m.start(), m.end()) for m in pattern.finditer(rest)])
+    for match in NUMERIC_DATE_RE.finditer(rest):
+        iso = _numeric_date(match)
+        if iso:
+            dates.append((iso, match.start(), match.end()))
+    rest = _blank(rest, [(s, e) for _, s, e in dates])
+    times: list[tuple[str, float | None, int, int]] = []
+    for match in TIME_RE.finditer(rest):
+        clock = _clock(match)
+        if clock:
+            times.append((clock, _offset(match.group("tz")), match.start(), match.end()))
+    for match in NOON_RE.finditer(rest):
+        clock = "00:00" if match.group(1).lower() == "midnight" else "12:00"
+        times.append((clock, None, match.start(), match.end()))
+    used: set[int] = set()
+    for iso, start, end in sorted(dates, key=lambda d: d[1]):
+        pair = next(
+            (
+                (i, t)
+                for i, t in enumerate(times)
+                if i not in used
+                and 0 <= t[2] - end <= 12
+                and CONNECTOR_RE.fullmatch(text[end : t[2]])
+            ),
+            None,
+        )
+        if pair:
+            i, (clock, offset, _, tend) = pair
+            used.add(i)
+            found.append(Moment(iso, clock, offset, start, tend))
+        else:
+            found.append(Moment(iso, None, None, start, end))
+    for i, (clock, offset, start, end) in enumerate(times):
+        if i not in used:
+            found.append(Moment(None, clock, offset, start, end))
+    return sorted(found, key=lambda m: m.start)
+
+
+@functools.lru_cache(maxsize=16384, typed=True)
+def moment_of(value: object) -> Moment | None:
+    """A JSON leaf or argument that is one date or time as a whole ('2023-11-01T20:00:00Z',
+    'November 1, 2023', '20:00'); else None."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text or len(text) > 60:
+        return None
+    found = moments(text)
+    if len(found) == 1 and found[0].start <= 1 and len(text) - found[0].end <= 1:
+        return found[0]
+    return None
+
+
+def same_moment(claimed: Moment, known: Moment) -> bool:
+    """What the claim writes of a moment agrees with a known one: the same date (or month),
+    and the same clock time, in the claim's zone when both name one."""
+    other = known.at(claimed.offset) if claimed.offset is not None else known
+    if claimed.date is not None and (other.date is None or not other.date.startswith(claimed.date)):
+        return False
+    if claimed.time is not None and claimed.time != other.time:
+        return False
+    return claimed.date is not None or claimed.time is not None
