@@ -1,4 +1,4 @@
-"""Agent runs (issue 42): tool-call verification on BFCL, claim detection on HaluEval-built runs.
+"""Agent runs: tool-call verification on BFCL, claim detection on HaluEval-built runs.
 
 Tool calls (`../shared/datasets/bfcl`, Python categories simple / multiple / parallel /
 parallel_multiple, and irrelevance): each record's ground-truth calls (`possible_answer`, the
@@ -611,7 +611,7 @@ def set_records(bfcl: Path, halueval: Path) -> list[dict]:
 
 NOTICE = """# Notice: public material in this detection set
 
-`records.jsonl` holds agent runs built by `python -m bench.agent_runs --freeze` (issue 42) from
+`records.jsonl` holds agent runs built by `python -m bench.agent_runs --freeze` from
 two public data sets; nothing was fitted on them.
 
 - **BFCL** (Berkeley Function Calling Leaderboard v4, non-live Python categories and
@@ -672,7 +672,7 @@ def freeze(root: Path | None = None) -> Path:
         folder,
         {
             "name": SET_NAME,
-            "description": "Agent runs (issue 42): tool calls to verify (BFCL-built) and answers "
+            "description": "Agent runs: tool calls to verify (BFCL-built) and answers "
             "over tool results (HaluEval-built); flagged = the report's action is not emit",
             "checker": "agents.checking.detection.check_record",
             "overrides": {"agent_runs": {}},

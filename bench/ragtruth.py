@@ -54,7 +54,7 @@ TARGETS = {"f1": 0.70, "correct_flag_rate": 0.15, "recall": 0.80, "typical_secon
 CLAIM_ROWS = common.CACHE / "ragtruth_claims.jsonl"
 PARTIAL_ITEMS = common.CACHE / "ragtruth_items.partial.jsonl"
 PASSAGE_RE = re.compile(r"(?im)^[ \t]*passage[ \t]*(\d+)[ \t]*:")
-TYPICAL_CLAIMS = (5, 7)  # "a typical answer: 6 claims, 3 passages" (issue 41), give or take one
+TYPICAL_CLAIMS = (5, 7)  # "a typical answer: 6 claims, 3 passages", give or take one
 TYPICAL_ANSWERS = 8
 
 

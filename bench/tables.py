@@ -1,4 +1,4 @@
-"""Tables as first-class chunks (issue #17): questions whose answer sits in one table cell.
+"""Tables as first-class chunks: questions whose answer sits in one table cell.
 
 Generated at bench time: twelve tables of twenty invented entities (unique names and values, so
 one cell answers each question; names share words, "Orion Vela van" and "Orion Lyra van") spread

@@ -488,9 +488,9 @@ app.add_typer(artifacts_app, name="artifacts")
 app.command("trace")(trace_command)
 app.command("backfill")(backfill_command)
 app.command("serve")(serve_command)
-# -- agent-run check (issue 42): registered below this line --
+# -- agent-run check: registered below this line --
 app.command("check")(__import__("flows.agent_check", fromlist=["_"]).check_command)
-# -- agent serving (issue 43): registered below this line --
+# -- agent serving: registered below this line --
 from agents.serving import commands as agent_commands  # noqa: E402 - registered here
 
 app.command("api")(agent_commands.api)

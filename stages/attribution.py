@@ -23,10 +23,7 @@ from stages.common.logs import question_scope
 from stages.common.text import cited_sentences
 
 NAME = "attribution"
-VERSION = "1.4.1"  # 1.2: citations carry their anchor, named in the label; 1.3: initials
-# ("J. A. Hobson") do not end a cited sentence; 1.4: the rendered answer lists its sources
-# ("[E1] title › section, page N") without bounding boxes, and a table row is one sentence;
-# 1.4.1: prose and a table row on one line split before the row
+VERSION = "1.4.1"
 OUTPUTS = ("attributions",)  # contract tables written
 INPUTS = ("generations", "evidence")  # contract tables and blobs read
 PER_QUESTION = True  # cached and batched per question

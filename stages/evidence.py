@@ -25,10 +25,7 @@ from stages.common.text import content_tokens, sentence_match, sentence_spans, s
 from stages.formats.anchors import anchor_for_span
 
 NAME = "evidence"
-VERSION = "1.4.1"  # 1.1: each span carries the anchor covering it; 1.2: the judged answer first;
-# 1.3: leading initials ("J. A. Hobson") do not end a sentence; 1.4: a table row is one span,
-# never cut at an abbreviation ("Address: ul. Floriańska 15; Head count: 87"); 1.4.1: prose and
-# a table row on one line split before the row
+VERSION = "1.4.1"
 OUTPUTS = ("evidence",)  # contract tables written
 INPUTS = ("questions", "ranked", "rerank_status", "chunks", "retrieval_queries")
 PER_QUESTION = True  # cached and batched per question

@@ -57,10 +57,7 @@ from stages.models.cache import AnswerCache
 from stages.models.errors import LLMError
 
 NAME = "generation"
-# 1.4: the LLM prompt asks for a figure with the words around it; 1.5: a bare figure gets them
-VERSION = "1.8.0"  # 1.6: leading initials ("J. A. Hobson") do not end a sentence; 1.7: a table
-# row line is one sentence, "ul." / "str." do not end one (stages/common/text.py); 1.7.1:
-# prose and a table row on one line split before the row; 1.8: unsupported_language refusals
+VERSION = "1.8.0"
 INPUTS = ("questions", "rerank_status", "evidence", "retrieval_queries")
 OPTIONAL_INPUTS = ("revision_requests",)  # only in a revise round
 OUTPUTS = ("generations", "generation_calls")

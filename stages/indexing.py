@@ -32,7 +32,7 @@ from stages.common.text import tokenize
 from stages.models import embeddings, files
 
 NAME = "indexing"
-VERSION = "1.2.0"  # 1.2: int8 ONNX embeddings by default, one text per run
+VERSION = "1.2.0"
 INPUTS = ("chunks",)  # contract tables and blobs read
 OUTPUTS = ("bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")  # tables and blobs
 PER_QUESTION = False

@@ -42,16 +42,7 @@ from stages.models.answerability import (
 from stages.models.errors import LLMError
 
 NAME = "rerank"
-VERSION = "2.15.1"  # 2.5: strict answerability picks the sentence; .1: int8 ONNX vectors;
-# 2.6: a multi-part question is judged part by part; 2.7: a heading is never the answer;
-# 2.8: a question naming what no eligible source writes is not found; (2.9 was reverted);
-# 2.10: a negated question whose top chunks state no negation is not found;
-# 2.11: title_coverage reads a title other chunks share, section_coverage the chunk's own heading;
-# 2.13 (2.12 never used): leading initials ("J. A. Hobson") do not end a sentence;
-# 2.14: a table row line is one sentence, "ul." / "str." do not end one (stages/common/text.py);
-# 2.15: a name's one-edit typo counts only when it lands on a name the sources write ("Paris"
-# is not "parks" of "parking"); 2.15.1: prose and a table row on one line split
-# before the row (stages/common/text.py)
+VERSION = "2.15.1"
 INPUTS = ("questions", "eligibility", "candidates", "retrieval_status", "retrieval_queries")
 INPUTS += ("chunks", "bm25_postings", "bm25_vocab", "dense.faiss", "embeddings.npy")
 OUTPUTS = ("ranked", "rerank_status", "rerank_attempts", "confidence_calls")

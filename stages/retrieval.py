@@ -25,7 +25,7 @@ from stages.models import chat, embeddings, settings
 from stages.models.errors import LLMError
 
 NAME = "retrieval"
-VERSION = "1.3.1"  # 1.3.1: query vectors from the int8 ONNX default, one text per run
+VERSION = "1.3.1"
 INPUTS = ("questions", "eligibility", "chunks", "bm25_postings", "bm25_vocab")
 INPUTS += ("dense.faiss", "embeddings.npy")  # contract tables and blobs read
 OUTPUTS = ("retrieval_queries", "candidates", "retrieval_status", "rewrite_calls")

@@ -1,4 +1,4 @@
-"""Agent runs (issue 42): formats, tool-call verification, evidence, diagnosis, check_run.
+"""Agent runs: formats, tool-call verification, evidence, diagnosis, check_run.
 
 Checks run with `judge: none` (deterministic checks and word overlap), so no model is needed.
 """

@@ -1,4 +1,4 @@
-"""`grounding check` (issue 42): exit codes, JSON output, reports on disk, and the batch's
+"""`grounding check`: exit codes, JSON output, reports on disk, and the batch's
 resumable content-addressed artifacts (the plain-Python path of the `agent-run-check` flow)."""
 
 from __future__ import annotations

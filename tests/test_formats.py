@@ -1,4 +1,4 @@
-"""Issue #17 (part A): pptx, xlsx, csv, vtt, srt and ticket exports are ingested with anchors into
+"""Pptx, xlsx, csv, vtt, srt and ticket exports are ingested with anchors into
 the original file; tables are first-class chunks; citations name their anchor end to end."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
     report = check_run({"messages": [...], "tools": [...]})   # OpenAI, Anthropic or generic
     report["action"]  # emit | revise | block
 
-Part of the guardrails stage (issue 42): the claims go through its one claim checker
+Part of the guardrails stage: the claims go through its one claim checker
 (`stages.guardrails.check_answer`); this package adds the run formats (`formats`), tool-call
 verification (`tool_calls`), evidence from tool results (`evidence`), the run-level diagnosis
 (`diagnosis`), `check_run` (`check`) and the eval set's checker (`detection`).

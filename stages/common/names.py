@@ -10,7 +10,7 @@ the same stem ("Revolutionary", "revolution"), accents and inflection aside ("Ce
 "Céloron", "Initech's" is "Initech").
 
 A one-edit spelling counts only when the sources write it as a name: capitalised inside a
-sentence (issue 43). "Paris" is one edit from "parks", whose stem a folder writing "parking"
+sentence. "Paris" is one edit from "parks", whose stem a folder writing "parking"
 holds; a typo of a name ("Celeron", "Liszy") lands on a name, a city landing on a common word is
 a near miss, not a typo (scripts/name_near_misses.py measured the trade on SQuAD 2.0 articles).
 

@@ -19,7 +19,7 @@ Per claim, against its cited spans (all of the question's evidence when it cites
    (a paraphrase) goes to the judge, with the question and the sentences of the spans that bear
    on it (P(yes) of the local LLM, an NLI model, or, with `judge: none`, the lexical share). A
    judge failure is a technical error: the claim is not emitted. The deterministic checks of
-   step 1 fail only what they can prove (issue 12), so a paraphrase reaches the judge. An LLM's
+   step 1 fail only what they can prove, so a paraphrase reaches the judge. An LLM's
    short answer (`short_answer_words`, e.g. "1685") is judged as an answer to the question even
    when verbatim: finding the words in a span does not prove the span answers with them. With
    `short_answer_signals` the gate reads a probability combining that verdict with the judge's
@@ -79,18 +79,6 @@ from stages.models import chat, onnx_pairs, settings
 from stages.models.errors import LLMError
 
 NAME = "guardrails"
-# 2.5: an LLM's short answers are judged, verbatim claims are not probed; 2.4: claims routed by
-# what can be proven; 2.3: citations carry their anchor; 2.8.1: pii_detector named after redacting;
-# 2.9: 2 consistency probes by default, not 3; 2.10: a miscited claim is re-cited when the
-# evidence it should cite supports it; 2.11: "X is A and the Y is B" is two claims (claims 1.1);
-# 2.12: a name the question misspells one edit away from the evidence's is not invented; 2.13:
-# `short_answer_signals` (opt-in, off in configs/): a short answer gated on three signals
-# 2.14: leading initials ("J. A. Hobson") do not end a claim
-# 2.15 (issue 41): claims as other LLMs write them (markdown, framing `not_a_claim`, refusals, their
-# own "(Passage 2)" references), derived figures to the judge, claim spans, `floor_mean` gate; also
-# covers the sentence splitter's abbreviation change in stages/common/text.py made alongside
-# 2.16: a bold title line, a "Sources:" / "References:" line and a question are framing (claims
-# 1.7, framing 1.2); the month of a full date is no name (entities 2.5)
 VERSION = "2.17.0"
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records

@@ -19,7 +19,7 @@ of correct RAGTruth answers (fit split) were not supported. Without spaCy the wo
 applies. The optional LLM decomposer asks a chat client for a JSON list
 of claims; its pieces inherit the markers of the sentence they came from.
 
-Answers written by other LLMs (issue 41) carry markdown and their own citation styles: before the
+Answers written by other LLMs carry markdown and their own citation styles: before the
 split, list markers ("2.", "-", "Step 3:"), heading hashes and emphasis are blanked, and a model's
 own references ("(Passage 2)", "[1]", "[Source: …]", "according to passage 3,", "Passage 3
 further states that") are lifted out of the text into `Claim.refs`, which the checker resolves to
@@ -37,17 +37,7 @@ from typing import Any
 import stages.guardrails.framing as framing
 from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sentence_spans, words
 
-# 1.3: markdown markers, headings and a model's own references are lifted out before the split;
-# claims carry their span, kind (claim | framing | refusal) and references. Also covers the
-# sentence splitter's abbreviation change in stages/common/text.py (made alongside).
-# 1.4: a clause split needs a main-clause verb with its own subject on each side (parsed).
-# 1.5: markdown tables (header framing, a row a claim naming its cells by column); a list item
-# without a verb carries the line that introduced the list.
-# 1.6: an item of a list a refusal introduces ("Not in the passages:") is a refusal of that item.
-# 1.7: a line that is all bold and has no verb ("**Tokyo time**") is a heading; an item of a list
-# that "Sources:" / "References:" introduces names a source (framing); chat products' citation
-# marks ("【4:0†file】", "[^1]", "<sup>1</sup>") and footnote definitions are lifted out.
-VERSION = "1.7.0"  # 1.1: a bare "and" before a new subject splits; 1.2: initials
+VERSION = "1.7.0"
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"

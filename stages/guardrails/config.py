@@ -15,7 +15,7 @@ LEGACY_LLM_KEYS += ("base_url", "model", "api_key", "timeout_s")
 
 
 class FastJudge(BaseModel):
-    """The claim-support cross-encoder in front of the judge (issue 41: the GGUF costs about a
+    """The claim-support cross-encoder in front of the judge (the GGUF costs about a
     second a claim). Its calibrated P(supported) decides a claim alone outside the band
     (reject, accept); inside it, the configured judge is asked. Trained and fitted by
     scripts/train_claim_judge.py (model card in the model's folder)."""

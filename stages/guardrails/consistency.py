@@ -18,7 +18,6 @@ from typing import Any
 from stages.common.text import critical_values
 from stages.guardrails.groundedness import IDENTIFIER_RE, names_in
 
-# 1.1: verbatim claims are "proven", not probed; 1.2: probing stops once the vote is decided
 VERSION = "1.2.0"
 
 PARAPHRASES = (

@@ -1,4 +1,4 @@
-"""Figures a claim derives from its evidence (issue 41): a sum or difference, a percentage of
+"""Figures a claim derives from its evidence: a sum or difference, a percentage of
 two figures, a unit or temperature conversion, a rounding, a figure after "about", a small count
 written as a word, a date a timeline writes in two places. The `figures` check passes such a
 figure to the judge instead of failing it: it cannot prove the derivation wrong, only that the
@@ -90,7 +90,7 @@ def derivable(
     spans_text: str = "",
     numeric: frozenset[str] = frozenset(),
 ) -> bool:
-    """A figure the spans do not hold but that follows from theirs (issue 41): a sum or
+    """A figure the spans do not hold but that follows from theirs: a sum or
     difference of two, a ratio as a percentage, a unit or temperature conversion, a rounding
     (or any figure within 15 % after "about"/"over"/"nearly"), the same value with other
     trailing zeros ("92.30" for "92.3"; so a version "3.1" for "3.10" is the judge's to catch),

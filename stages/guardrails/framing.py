@@ -1,5 +1,5 @@
 """What an LLM writes around its facts: framing, which states nothing to check, and refusals,
-which state something about the evidence (issue 41).
+which state something about the evidence.
 
 - framing: pleasantries and offers ("Sure, I can help you with that!"), lead-ins to a list
   ("Based on the given passages, here are some steps:", any sentence ending in ":" without a
@@ -21,10 +21,6 @@ import re
 
 from stages.common.text import content_tokens
 
-# 1.1: pointing to other sources is framing; "the necessary information" is meta; 1.2: a line
-# naming its sources ("Source: pricing_api", "References:") is framing, and so is a question
-# 1.3: hedges ("it is difficult to say", "may vary depending on"), remarks about the answer or the
-# passages, and advice to check with the manufacturer / a professional / an official source
 VERSION = "1.3.0"
 
 _SOURCES = (

@@ -26,7 +26,7 @@ def long_answer_gate(claims: list[dict], config: Config) -> bool:
 
 def aggregate(claims: list[dict], config: Config) -> float:
     """The answer's score. `min`: its weakest claim. `weighted_mean`: critical claims weigh
-    `critical_weight`. `floor_mean` (long answers, issue 41): the weighted mean, unless a claim
+    `critical_weight`. `floor_mean` (long answers): the weighted mean, unless a claim
     scores below `claim_floor` (a failed check, a judge's clear no): then that claim's score, so
     one lukewarm paraphrase among supported claims does not sink the answer and one
     unsupported figure still does."""

@@ -1,6 +1,6 @@
 """Deterministic per-claim checks against evidence spans, each a small versioned function.
 
-The checks decide only what they can prove (issue 12): a claim that paraphrases its evidence
+The checks decide only what they can prove: a claim that paraphrases its evidence
 (other words, voice, word order, "three" for "3", "4 September 1981" for "September 4, 1981",
 "Beyoncé's" for "of Beyoncé") must pass them and go to the entailment judge. Every check returns
 a `CheckResult` whose score is 1.0 (pass) or 0.0 (fail), except `lexical`, which is the share of

@@ -88,7 +88,7 @@ def verify_claim(
         score = ClaimScore(lexical.score, critical, "none", checks, reasons + lexical.reasons)
         score.route = "lexical"
         return score
-    # The pre-filter counts the question's words as known (issue 41: "Oily skin can be inherited"
+    # The pre-filter counts the question's words as known ("Oily skin can be inherited"
     # for "what causes oily skin?" over "oily skin is hereditary" shares none of its other words,
     # yet is a paraphrase for the judge); the lexical score itself is unchanged.
     if known_share(text, spans, question or "") < config.prefilter_lexical:

@@ -88,11 +88,7 @@ __all__ = [
 ]
 
 NAME = "ingestion"
-VERSION = "1.10.0"  # 1.6: figures, table row anchors; 1.7: sentence ends skip abbreviations;
-# 1.8: leading initials ("J. A. Hobson") do not end a sentence; 1.9: a text line that is a
-# table row ("City: Krakow; Address: ul. Floriańska 15; …") is one sentence when chunked;
-# 1.9.1: prose and a table row on one line split before the row; 1.10: mail (.eml, .mbox), its
-# attachments as documents of their own
+VERSION = "1.10.0"
 OUTPUTS = ("documents", "chunks", "ingestion_errors")  # contract tables written
 INPUTS = ("corpus_files",)  # contract tables and blobs read
 PER_QUESTION = False
