@@ -28,7 +28,6 @@ import json
 import random
 import re
 import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -3787,7 +3786,6 @@ On this set, held out:
 
 
 def write(folder: Path, force: bool = False) -> dict:
-    sys.path.insert(0, str(ROOT))
     from agents.checking.formats import parse_run
     from eval.detection import write_manifest
 

@@ -198,12 +198,14 @@ def test_eval_imports_nothing_from_flows():
     assert {m: t for m, t in upward.items() if m.startswith("eval") and t} == {}
 
 
-# Rooms a person can hold: no module in stages/ or flows/ over this many lines.
-MAX_MODULE_LINES = 700
+# A backstop, not a target: a module is split when it holds two concerns, whatever its length
+# (files packed to sit just under a tighter line cap were the smell this replaces). One past
+# this many lines is read and split by concern before it grows further.
+MAX_MODULE_LINES = 1000
 
 
-@pytest.mark.parametrize("package", ["stages", "flows"])
-def test_no_module_is_over_700_lines(package):
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_grows_past_the_backstop(package):
     sizes = {
         path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
         for path in (ROOT / package).rglob("*.py")

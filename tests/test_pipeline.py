@@ -187,11 +187,14 @@ def test_a_technical_error_becomes_a_refusal_without_internals(
     assert not any(ch.isdigit() for ch in answer["rendered_answer"])
 
 
-@pytest.mark.parametrize("bad", [{"question": ""}, {"question_id": "x"}])
-def test_question_files_are_validated(bad):
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [({"question": ""}, "question: empty"), ({"question_id": "x"}, "no 'question'")],
+)
+def test_question_files_are_validated(bad, reason):
     from flows.executor import QuestionError
 
-    with pytest.raises(QuestionError, match="no 'question'"):
+    with pytest.raises(QuestionError, match=reason):
         questions_table([bad], "employee", "general")
 
 

@@ -3,7 +3,7 @@ emit / revise / block decision (`decide`). Re-exported by `stages.guardrails`.""
 
 from __future__ import annotations
 
-from stages.guardrails import answer_type
+import stages.guardrails.answer_type as answer_type
 from stages.guardrails.config import Config
 
 
