@@ -19,6 +19,15 @@ def answer_threshold(config: Config) -> float:
     return config.answer_threshold
 
 
+def emit_line(config: Config, long_answer: bool) -> float:
+    """The one emit line, for the answer and for each claim's status: a long answer under
+    `floor_mean` emits at the answer line (never above emit_threshold), anything else at
+    emit_threshold. A claim at or above it counts as supported."""
+    if long_answer and config.aggregate == "floor_mean":
+        return min(config.emit_threshold, answer_threshold(config))
+    return config.emit_threshold
+
+
 def long_answer_gate(claims: list[dict], config: Config) -> bool:
     """`floor_mean` decides this answer: it is configured and the answer has enough claims."""
     return config.aggregate == "floor_mean" and len(scored(claims)) >= config.long_answer_claims
@@ -84,9 +93,7 @@ def decide(
         reasons.append(f"technical error: rejected tool output in the final turn: {rejected_tools}")
     if not scored(claims):
         reasons.append("no claims to verify")
-    line = min(config.emit_threshold, answer_threshold(config))
-    if not long_answer_gate(claims, config):
-        line = config.emit_threshold
+    line = emit_line(config, long_answer_gate(claims, config))
     weak = [c for c in scored(claims) if c["score"] < line]
     critical_low = [
         c

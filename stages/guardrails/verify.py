@@ -13,6 +13,7 @@ import stages.guardrails.judge as judge
 import stages.guardrails.short_answers as short_answers
 from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails.config import Config
+from stages.guardrails.gate import emit_line
 from stages.guardrails.groundedness import CheckResult
 from stages.models import onnx_pairs
 
@@ -183,9 +184,7 @@ def supported_line(config: Config, long_answer: bool = True) -> float:
     """The score a claim needs to count as supported: emit_threshold, or with `floor_mean` (a
     long answer) the answer line, since a claim at that level does not stop the answer (its span
     is not shown as flagged)."""
-    if long_answer and config.aggregate == "floor_mean" and config.answer_threshold is not None:
-        return min(config.emit_threshold, config.answer_threshold)
-    return config.emit_threshold
+    return emit_line(config, long_answer)
 
 
 def known_share(claim: str, spans: list[str], context: str = "") -> float:
