@@ -189,6 +189,7 @@ def test_the_question_s_opening_says_what_type_it_asks_for(question, kind):
         ("date", "The upgrade is planned for 14 March 2026.", True),
         ("date", "Plant them in the fall, before the ground freezes.", True),
         ("date", "It may be in Bergen.", False),
+        ("date", "The badge readers are offline on Sundays.", True),  # a plural weekday
         ("figure", "The plan is priced per user.", False),
         ("figure", "It is free for students.", True),
         ("figure", "Eight people work there.", True),

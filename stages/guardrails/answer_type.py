@@ -20,7 +20,7 @@ import re
 
 from stages.common.text import STOPWORDS
 
-VERSION = "1.0.0"
+VERSION = "1.0.1"
 
 # The question's first words -> the type it asks for. Only these openings: a type is asked
 # for plainly, or not at all.
@@ -100,7 +100,9 @@ def asked_type(question: str) -> str | None:
 
 
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
+    """The text's words, each also without a plural "s" ("on Sundays" names a day)."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return words | {w[:-1] for w in words if len(w) > 3 and w.endswith("s")}
 
 
 def holds(kind: str, text: str) -> bool:
