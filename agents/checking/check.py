@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import agents.checking.diagnosis as diagnosis
 import agents.checking.evidence as evidence
@@ -41,24 +41,19 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
 SEVERITY = {"emit": 0, "revise": 1, "block": 2}
+# the claim checker's gate, set in `guardrails` (accepted at the top level too)
+GATE_KEYS = ("emit_threshold", "revise_threshold", "block_threshold", "aggregate")
 
 
 class Config(BaseModel):
-    """Settings of an agent-run check. `guardrails` holds any other field of
-    `stages.guardrails.Config` (judge_threshold, llm, decomposer…); the thresholds and the
-    allowlist here win over it."""
+    """Settings of an agent-run check. The gate is the claim checker's own: `guardrails` holds
+    any field of `stages.guardrails.Config` (emit / revise / block lines, `aggregate`,
+    judge_threshold, llm…) over the project's configs/guardrails.yaml; nothing here repeats
+    them. The gate's keys given at the top level (`emit_threshold: 0.9`, as older configs
+    write them) are read as `guardrails` overrides."""
 
     model_config = ConfigDict(extra="forbid")
 
-    emit_threshold: float = Field(0.85, ge=0, le=1)
-    revise_threshold: float = Field(0.6, ge=0, le=1)
-    block_threshold: float = Field(0.4, ge=0, le=1)
-    # The project's gate for LLM answers (configs/guardrails.yaml, fitted on RAGTruth's long
-    # answers): an answer of 2+ claims emits on the mean of its claims unless one is under
-    # claim_floor; a one-claim answer keeps the specification's min at emit_threshold. "min"
-    # (the weakest claim against emit_threshold for every answer) flagged 0.654 of RAGTruth's
-    # correct fit answers against floor_mean's 0.301; agent-runs-v1 is the same under both.
-    aggregate: Literal["min", "weighted_mean", "floor_mean"] = "floor_mean"
     # fast: the LLM judge (the packaged GGUF, or an OpenAI-compatible server configured in
     # guardrails.llm) behind the project's claim-support cross-encoder, with the gate fitted for
     # it (configs/guardrails-fast.yaml under the check's own guardrails settings): 0.1-1.3 s for a
@@ -95,6 +90,22 @@ class Config(BaseModel):
     # the project's configs/guardrails.yaml (fitted judge thresholds) under these overrides
     use_project_guardrails: bool = True
     guardrails: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gate_keys_extend_the_checker(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        moved = {k: data[k] for k in GATE_KEYS if k in data}
+        if not moved:
+            return data
+        rest = {k: v for k, v in data.items() if k not in GATE_KEYS}
+        return rest | {"guardrails": {**(data.get("guardrails") or {}), **moved}}
+
+    @model_validator(mode="after")
+    def _guardrails_overrides_are_valid(self) -> Config:
+        guardrails.Config(**self.guardrails)  # a bad line is refused here, not mid-batch
+        return self
 
 
 def _project_guardrails() -> dict[str, Any]:
@@ -145,7 +156,6 @@ def guardrails_config(config: Config) -> guardrails.Config:
         values |= _fast_judge_settings()
         judge = "llm"
     values |= {"judge_cache_dir": None}  # a report's time is its own, not a cache's
-    values |= {"aggregate": config.aggregate}
     values |= config.guardrails
     llm = dict(values.get("llm") or {})
     if llm.get("backend", "llama_cpp") == "llama_cpp" and (judge == "llm" or config.probes):
@@ -153,9 +163,6 @@ def guardrails_config(config: Config) -> guardrails.Config:
         values["llm"] = llm
     values |= {
         "judge": judge,
-        "emit_threshold": config.emit_threshold,
-        "revise_threshold": config.revise_threshold,
-        "block_threshold": config.block_threshold,
         "consistency_probes": config.consistency_probes if config.probes else 0,
         "identifier_allowlist": [
             *values.get("identifier_allowlist", []),
