@@ -9,8 +9,7 @@ import pytest
 import eval.paraphrase_pairs as pair_set
 from bench import paraphrase
 from eval.paraphrase_pairs import Pair
-from stages import guardrails
-from stages.guardrails import judge
+from stages.guardrails import checker, judge
 
 EVIDENCE = "The museum opened in 1902. It holds 3,000 paintings and a library of rare maps."
 
@@ -62,7 +61,7 @@ def test_a_tiny_run_routes_each_claim_and_writes_its_result(tmp_path, monkeypatc
         pair("p4", "test", "unsupported", "It holds 4,000 paintings."),  # figure check
     ]
     monkeypatch.setattr(pair_set, "load_pairs", lambda: pairs)
-    monkeypatch.setattr(guardrails, "make_judge", lambda config: ScoreByWord())
+    monkeypatch.setattr(checker, "make_judge", lambda config: ScoreByWord())
     monkeypatch.setattr(paraphrase.common, "CACHE", tmp_path / "cache")
     result = paraphrase.run(results_dir=tmp_path, direct=True)
     assert result["routes"] == {

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from stages import contracts, guardrails
-from stages.guardrails import Config, claims, consistency, groundedness, pii, verify_claim
+from stages.guardrails import Config, checker, claims, consistency, groundedness, pii, verify_claim
 
 DET = Config(judge="none", judge_cache_dir=None)  # deterministic: lexical share as support
 THRESHOLD = DET.emit_threshold
@@ -908,15 +908,15 @@ def test_probes_skip_verbatim_claims_short_answers_and_claims_the_judge_rejected
     llm = {"backend": "llama_cpp"}
     args = ("€49 per user per month", "How much is Enterprise?", [EVIDENCE], llm, toolkit.config)
     score = guardrails.ClaimScore
-    proven = guardrails._probe(*args, toolkit, "", score(1.0, True, "verbatim", route="verbatim"))
+    proven = checker._probe(*args, toolkit, "", score(1.0, True, "verbatim", route="verbatim"))
     assert (proven.status, proven.probe_answers) == ("proven", [])
-    rejected = guardrails._probe(*args, toolkit, "", score(0.2, True, "llm"))
+    rejected = checker._probe(*args, toolkit, "", score(0.2, True, "llm"))
     assert (rejected.status, rejected.probe_answers) == ("not_applicable", [])
     # a short answer the judge read as the answer to the question: a probe would re-ask that
-    short = guardrails._probe(*args, toolkit, "", score(1.0, True, "llm", route="short_answer"))
+    short = checker._probe(*args, toolkit, "", score(1.0, True, "llm", route="short_answer"))
     assert (short.status, short.probe_answers) == ("proven", [])
     with pytest.raises(AssertionError, match="a probe asked the model"):
-        guardrails._probe(*args, toolkit, "", score(1.0, True, "llm"))
+        checker._probe(*args, toolkit, "", score(1.0, True, "llm"))
 
 
 def fresh_interpreter(code: str) -> list[str]:

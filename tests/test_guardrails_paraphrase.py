@@ -16,7 +16,7 @@ import pytest
 from eval.paraphrase_pairs import PAIR_SET, load_pairs
 from eval.sets import EvalSetError
 from stages import guardrails
-from stages.guardrails import Config, groundedness, judge, verify_claim
+from stages.guardrails import Config, checker, groundedness, judge, verify_claim
 
 DET = Config(judge="none", judge_cache_dir=None)
 ALBUM = (
@@ -262,7 +262,7 @@ def test_the_stage_passes_the_question_to_the_judge(monkeypatch):
     from tests.test_guardrails import answered_case, run_guardrails
 
     fake = FakeJudge(0.99)
-    monkeypatch.setattr(guardrails, "make_judge", lambda config: fake)
+    monkeypatch.setattr(checker, "make_judge", lambda config: fake)
     reports, finals = run_guardrails([answered_case("q1", f"{PARAPHRASE} [E1]", [ALBUM])], LLM)
     assert finals["q1"]["status"] == "answered"
     assert reports["q1"]["claims"][0]["judge"] == "llm"
