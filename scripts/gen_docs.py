@@ -718,7 +718,7 @@ def generated_pages() -> dict[str, str | bytes]:
 
 def untracked(text: str) -> str:
     """Text from docstrings, comments and cards without a tracker's issue numbers, which a
-    reader of the docs cannot follow: "(issue 41)" and "; issue 14" go, "(issue 41: x" keeps x."""
+    reader of the docs cannot follow: "(issue N)" and "; issue N" go, "(issue N: x" keeps x."""
     text = re.sub(r"\s*\((?:issues?|#)\s*\d+(?:\s*(?:,|and)\s*\d+)*\)", "", text)
     text = re.sub(r"\((?:issues?|#)\s*\d+[:;,]\s*", "(", text)
     text = re.sub(r"[;,]\s*\n?\s*issues?\s+\d+(?=\))", "", text)

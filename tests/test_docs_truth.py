@@ -355,7 +355,7 @@ def test_wide_tables_are_split_or_turned_and_names_get_break_points():
 
 
 def test_no_page_names_a_tracker_issue_number():
-    """A reader of the docs cannot follow "issue 41": the pages say what was decided instead."""
+    """A reader of the docs cannot follow "issue N": the pages say what was decided instead."""
     from scripts.gen_docs import generated_pages
 
     texts = {_name(page): page.read_text(encoding="utf-8") for page in PAGES}
