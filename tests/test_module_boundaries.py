@@ -132,7 +132,7 @@ def test_cycle_check_finds_a_cycle():
     assert import_cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("package", ["flows", "eval", "stages"])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycles(package):
     cycles = import_cycles(import_graph(_project_modules()))
     touching = [c for c in cycles if any(m.split(".")[0] == package for m in c)]

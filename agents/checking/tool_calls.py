@@ -43,7 +43,7 @@ from typing import Any
 import jsonschema
 import numpy as np
 
-from agents.checking import provenance
+import agents.checking.provenance as provenance
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 from stages.common.text import (
