@@ -52,25 +52,10 @@ def base_settings(extra: list[Path] = ()) -> dict:
 def fast_only_toolkit(settings: dict):
     """A guardrails Toolkit whose judge is the fast cross-encoder with no slow judge behind."""
     from stages import guardrails
-    from stages.guardrails import judge
+    from stages.guardrails import checker
 
     config = guardrails.Config.model_validate(settings)
-    fast = config.fast_judge
-    cascade = judge.fast_judge(
-        guardrails.project_path(fast.model_path),
-        None,
-        scale=fast.scale,
-        bias=fast.bias,
-        reject=fast.reject,
-        accept=fast.accept,
-        max_length=fast.max_length,
-        sha256=fast.model_sha256,
-        band_score=fast.band_score,
-        focus_words=config.judge_focus_words,
-        parts_only=fast.parts_only,
-        accept_min_share=fast.accept_min_share,
-    )
-    return guardrails.Toolkit(config, _judge=cascade)
+    return guardrails.Toolkit(config, _judge=checker.make_fast_judge(config, None))
 
 
 def records(folder: str, file: str, limit: int | None) -> list[dict]:

@@ -143,9 +143,16 @@ def project_path(path: str) -> str:
 
 def make_judge(config: Config) -> judge.Judge:
     slow = _slow_judge(config)
-    fast = config.fast_judge
-    if fast is None:
+    if config.fast_judge is None:
         return slow
+    return make_fast_judge(config, slow)
+
+
+def make_fast_judge(config: Config, slow: judge.Judge | None) -> judge.Judge:
+    """The configured cross-encoder in front of `slow` (None: the cross-encoder alone, whose
+    unsure band then stays unsure)."""
+    fast = config.fast_judge
+    assert fast is not None, "config.fast_judge is not set"
     return judge.fast_judge(
         project_path(fast.model_path),
         slow,
