@@ -653,7 +653,7 @@ SOFTWARE.
 
 def freeze(root: Path | None = None) -> Path:
     """Write eval/sets/agent-runs-v1 (records, NOTICE, manifest); refuses to overwrite."""
-    from eval.detection import write_manifest
+    from eval.detection_sets import write_manifest
 
     folder = Path(root or common.ROOT) / "eval" / "sets" / SET_NAME
     if folder.exists():

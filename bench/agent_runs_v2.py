@@ -248,7 +248,7 @@ def run(
     and writes no result; merge=true writes the result from the shards' rows (partial=true: from
     the scenarios they have finished, marked limited). The default judge's result is
     bench/results/agent_runs_v2.json; another judge's agent_runs_v2-judge-<judge>.json."""
-    from eval.detection import load_detection_set
+    from eval.detection_sets import load_detection_set
 
     options: dict[str, Any] = {"judge": None, "limit": None, "shard": None, "merge": False}
     options |= {"partial": False}

@@ -373,7 +373,7 @@ def pipeline_settings(stage: str) -> dict[str, Any]:
     The glossary is dropped: it expands the sample company's acronyms, not public data sets'.
     """
     try:
-        from flows.config import load_config
+        from flows.pipeline_config import load_config
 
         settings = load_config(ROOT / "configs" / "pipeline.yaml").stage_config(stage)
     except Exception as exc:  # the bench still runs on stage defaults

@@ -75,7 +75,7 @@ def _catalog_entry(path: str, a: int, p: int, title: str) -> dict[str, Any]:
 
 
 def _settings(store: Path, corpus: Path, overrides: dict[str, Any]):
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     return load_config(
         common.ROOT / "configs" / "pipeline.yaml",

@@ -3,7 +3,7 @@
 `../shared/datasets/ragtruth_qa_dev/` holds RAGTruth's QA responses to 54 test questions (GPT-4,
 GPT-3.5, Llama-2 7B/13B/70B, Mistral-7B over three MS MARCO passages, human-labelled spans).
 Each response goes through the guardrails' one claim checker (`stages.guardrails.check_answer`,
-via `eval.detection.checked_report`, the code the frozen set `ragtruth-qa-v1` gates) with the
+via `eval.detection_sets.checked_report`, the code the frozen set `ragtruth-qa-v1` gates) with the
 three passages as evidence E1..E3 ("Passage N"), the question, and probes off (the answers are
 not this project's generator's, so re-asking our model proves nothing about them).
 
@@ -92,7 +92,7 @@ def hallucinated_spans(record: dict) -> list[tuple[int, int]]:
 
 
 def detection_record(record: dict) -> dict:
-    """One response as a detection record (what eval.detection.check_rag_answer reads)."""
+    """One response as a detection record (what eval.detection_sets.check_rag_answer reads)."""
     spans = hallucinated_spans(record)
     return {
         "id": str(record["id"]),
@@ -170,7 +170,7 @@ def _round_robin(records: list[dict], wanted: int) -> list[dict]:
 
 def freeze(folder: Path, out_dir: Path, counts: dict[str, int] | None = None) -> dict:
     """Write the frozen detection set from the report split: records, NOTICE and manifest."""
-    from eval import detection
+    from eval import detection_sets as detection
 
     counts = counts or FROZEN_COUNTS
     records = load(folder, "report")
@@ -196,7 +196,7 @@ def freeze(folder: Path, out_dir: Path, counts: dict[str, int] | None = None) ->
             "name": out_dir.name,
             "description": f"{len(chosen)} RAGTruth QA responses (report split) for the "
             "guardrails: flagged = not emitted",
-            "checker": "eval.detection.check_rag_answer",
+            "checker": "eval.detection_sets.check_rag_answer",
             "overrides": {"guardrails": {"consistency_probes": 0}},
             "source": "RAGTruth QA test split (MIT), ../shared/datasets/ragtruth_qa_dev",
             "split": "report (sha256(source_id) odd)",
@@ -281,7 +281,7 @@ def guardrails_settings(overrides: dict[str, dict[str, Any]] | None, cache: bool
 
 def check_item(record: dict, toolkit: Any, split: str) -> tuple[dict, list[dict]]:
     """One response: its item (flag, spans, time, calls) and its per-claim rows."""
-    from eval import detection
+    from eval import detection_sets as detection
 
     judge = toolkit.judge() if toolkit.config.judge != "none" else None
     if judge is not None:

@@ -89,8 +89,8 @@ def _agents_config(folder: Path, principals: list[str]) -> tuple[Path, dict[str,
 
 def _batch_run(store: Path, questions: list[dict]) -> dict[str, dict]:
     """What `grounding run` decides for each question (the plain runner, same store)."""
-    from flows.config import load_config
     from flows.executor import questions_table, run_stages
+    from flows.pipeline_config import load_config
 
     config = load_config(common.ROOT / "configs" / "pipeline.yaml", {"store": str(store)})
     table = questions_table(questions, config.default_principal, config.default_query_type)

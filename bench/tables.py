@@ -398,8 +398,8 @@ def score(asked: list[dict], tables: dict[str, dict], answers: dict, texts: dict
 
 
 def run(results_dir: Path | None = None, **_: Any) -> dict[str, Any]:
-    from flows.config import load_config
     from flows.executor import run_stages
+    from flows.pipeline_config import load_config
     from stages import contracts
 
     rng = random.Random(SEED)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from eval.gate import format_value
 from eval.metrics import reliability_bins
+from eval.release_gate import format_value
 from eval.scoring import EvalResult
 from eval.sets import ROOT
 

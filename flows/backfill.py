@@ -188,8 +188,8 @@ def backfill_command(
     A bad record (unreadable line, no or empty question, duplicate id…) is skipped and listed in
     its partition's input_errors.parquet. Exit codes: 0 all done; 1 a partition failed; 3 all
     partitions finished, some with input errors."""
-    from flows.config import load_config, parse_overrides
     from flows.options import caches_under_the_store
+    from flows.pipeline_config import load_config, parse_overrides
 
     settings = load_config(config, parse_overrides(set_))
     caches_under_the_store(settings)

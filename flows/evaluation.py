@@ -4,8 +4,8 @@ The evaluation itself lives beside the eval sets, in the `eval` package: `eval/s
 and verify a frozen set), `eval/scoring.py` and `eval/metrics.py` (per-question rows, one metric
 function per axis; the format check is `stages.contracts.final_answer_problems`, the same one
 the guardrails gate applies), `eval/gold_evidence.py` (generation with perfect retrieval),
-`eval/gate.py` (baselines and tolerances) and `eval/report.py` (the HTML report). This module
-runs the stages on a set, then wires those together: `--gate` compares with
+`eval/release_gate.py` (baselines and tolerances) and `eval/report.py` (the HTML report). This
+module runs the stages on a set, then wires those together: `--gate` compares with
 `eval/baseline/<set>.json` using the per-axis tolerances in `eval/gate.yaml`; `--promote` writes a
 new baseline after a passing gate.
 """
@@ -21,9 +21,9 @@ from typing import Annotated, Any
 
 import typer
 
-from eval.detection import is_detection_set
-from eval.detection import release as release_detection
-from eval.gate import (
+from eval.detection_sets import is_detection_set
+from eval.detection_sets import release as release_detection
+from eval.release_gate import (
     GateFailure,
     baseline_path,
     baseline_record,
@@ -42,7 +42,7 @@ DEFAULT_CONFIG = ROOT / "configs" / "pipeline.yaml"
 
 
 def load_eval_config(config_path: Path | str, overrides: dict[str, Any], eval_set: EvalSet, store):
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     config = load_config(config_path, overrides)
     config.corpus = eval_set.corpus_dir
@@ -198,7 +198,7 @@ def release_eval_flow():
 
 
 def _parse_overrides(items: list[str]) -> dict[str, Any]:
-    from flows.config import ConfigError, parse_overrides
+    from flows.pipeline_config import ConfigError, parse_overrides
 
     try:
         return parse_overrides(items)
@@ -235,8 +235,8 @@ def evaluation_command(
     """Evaluate the pipeline on a frozen eval set; `--gate` compares with its baseline."""
     from rich.console import Console
 
-    from flows.config import ConfigError
     from flows.executor import QuestionError
+    from flows.pipeline_config import ConfigError
 
     console = Console()
     overrides = _parse_overrides(set_override)
@@ -297,8 +297,8 @@ def _detection_command(
     accept: str | None,
     reports_dir: Path,
 ) -> None:
-    """`grounding eval` on a detection set (eval/detection.py): each record through its checker,
-    the flag rates gated by the `detection:` group of eval/gate.yaml."""
+    """`grounding eval` on a detection set (eval/detection_sets.py): each record through its
+    checker, the flag rates gated by the `detection:` group of eval/gate.yaml."""
     started = time.perf_counter()
 
     def progress(index: int, total: int, result: dict) -> None:

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel
 
-from flows.config import PipelineConfig
+from flows.pipeline_config import PipelineConfig
 from flows.question_files import (  # noqa: F401 - re-exported for callers of the executor
     QuestionError,
     load_questions,

@@ -25,7 +25,7 @@ SetOption = Annotated[
 def load_settings(config_path: Path, overrides: list[str] | None = None):
     """The pipeline config with its overrides; a bad file or override is a one-line error and
     exit code 2."""
-    from flows.config import ConfigError, load_config, parse_overrides
+    from flows.pipeline_config import ConfigError, load_config, parse_overrides
 
     try:
         settings = load_config(config_path, parse_overrides(overrides or []))

@@ -15,7 +15,6 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel
 
-from flows.config import PipelineConfig, TaskRunnerConfig
 from flows.executor import (
     DEFAULT_BATCH_SIZE,
     QuestionPlan,
@@ -32,6 +31,7 @@ from flows.executor import (
     stage_partitions,
 )
 from flows.observability import publish_run_artifacts
+from flows.pipeline_config import PipelineConfig, TaskRunnerConfig
 from flows.registry import STAGES, WIRING
 from flows.results import PipelineResult, StageResult
 from stages.store import ArtifactRef, ArtifactStore

@@ -24,7 +24,7 @@ FOUND, CANNOT = 1, 2
 
 
 def _load(config: Path, overrides: list[str]):
-    from flows.config import ConfigError, load_config, parse_overrides
+    from flows.pipeline_config import ConfigError, load_config, parse_overrides
 
     try:
         return load_config(config, parse_overrides(overrides))

@@ -31,7 +31,7 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def _settings(config: Path, overrides: list[str]):
-    from flows.config import ConfigError, load_config, parse_overrides
+    from flows.pipeline_config import ConfigError, load_config, parse_overrides
 
     try:
         return load_config(config, parse_overrides(overrides))
@@ -310,7 +310,7 @@ def calibrate_command(
 
 
 def _guardrails_from_files(paths: list[Path]):
-    from flows.config import ConfigError, _read_yaml
+    from flows.pipeline_config import ConfigError, _read_yaml
     from stages.guardrails import Config
 
     merged: dict = {}

@@ -48,7 +48,7 @@ def _path(value: str | Path) -> Path:
 
 
 def _settings(config_path: str, overrides: dict[str, Any] | None):
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     return load_config(_path(config_path), overrides or {})
 

@@ -387,7 +387,7 @@ def evaluate_sets(
 
 def frozen_sets(spec: str) -> list[str]:
     """`all` (every frozen set with a release baseline, detection sets aside) or a comma list."""
-    from eval.detection import is_detection_set
+    from eval.detection_sets import is_detection_set
     from eval.sets import ROOT, SETS_DIR
 
     if spec != "all":

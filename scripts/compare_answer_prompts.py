@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", help="results name: bench/results/answer_prompts-OUT.json")
     args = parser.parse_args(argv)
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
     from stages.guardrails import judge
     from stages.models import yesno
 

@@ -124,7 +124,7 @@ def uncalibrated_judge(kind: str, model: str, rerank):
 def judge_sample(
     set_dir: Path, store: Path, questions: int, seed: int, records: Path, kind: str, model: str
 ) -> None:
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     config = load_config(ROOT / "configs" / "pipeline.yaml")
     judge, settings = uncalibrated_judge(kind, model, config.stages["rerank"])
@@ -413,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     with_prior = args.with_prior and args.kind != "strict"
     weights = fit(records, with_prior, args.kind == "combined")
     scale, shift, prior_weight, strict_weight = weights
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     low = load_config(ROOT / "configs" / "pipeline.yaml").stages["rerank"].low_threshold
     report = summary(records, scale, shift, low, prior_weight, strict_weight)

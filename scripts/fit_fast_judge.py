@@ -39,7 +39,7 @@ DATASETS = ROOT.parent / "shared" / "datasets"
 
 def record(limit: int = 0) -> None:
     from bench import common, ragtruth
-    from eval import detection
+    from eval import detection_sets as detection
     from scripts.train_claim_judge import fold_of
     from stages import guardrails
     from stages.guardrails import judge
@@ -233,7 +233,7 @@ def replay(answers: list[dict], setting: dict, base_config, flags: bool = False)
 
 
 def fit(max_band: float | None, min_recall: float, out: Path) -> dict:
-    from eval import detection
+    from eval import detection_sets as detection
 
     answers = [json.loads(line) for line in RECORDS.read_text(encoding="utf-8").splitlines()]
     scored = [

@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not DEV.is_file():
         raise SystemExit(f"{DEV} is missing (../shared/datasets)")
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
     from stages import guardrails
     from stages.models import onnx_pairs
 

@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not TRAIN.is_file():
         raise SystemExit(f"{TRAIN} is missing (../shared/datasets)")
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
     from stages import guardrails
 
     settings = load_config(ROOT / "configs" / "pipeline.yaml")

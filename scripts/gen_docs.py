@@ -130,7 +130,7 @@ def _cell(text: str) -> str:
 CONFIG_MODELS = {  # config file -> (what reads it, the model its keys are fields of)
     "agents.yaml": (
         "`grounding api`, `mcp`, `tools`, `agent`",
-        "agents.serving.settings:AgentsConfig",
+        "agents.serving.agents_config:AgentsConfig",
     ),
     "schedules.yaml": ("`grounding serve`", "flows.serve:DeploymentSpec"),
 }
@@ -141,7 +141,7 @@ def config_reference() -> str:
     every stage's Config, the agent-run check's, the serving surfaces' and the schedules'."""
     import yaml
 
-    from flows.config import PipelineConfig, load_config
+    from flows.pipeline_config import PipelineConfig, load_config
     from stages.catalog import STAGES
 
     configs = ROOT / "configs"
@@ -275,7 +275,7 @@ def _agent_sections(nested: list[tuple[str, type]]) -> list[str]:
     schedules of `grounding serve`."""
     from agents.checking.check import VERSION as CHECK_VERSION
     from agents.checking.check import Config as CheckConfig
-    from agents.serving.settings import AgentsConfig, load_agents_config
+    from agents.serving.agents_config import AgentsConfig, load_agents_config
     from flows.serve import DeploymentSpec
 
     serving = load_agents_config(ROOT / "configs" / "agents.yaml")
@@ -296,7 +296,7 @@ def _agent_sections(nested: list[tuple[str, type]]) -> list[str]:
         "## Serving agents {#agentsconfig}",
         "",
         "`configs/agents.yaml`, read by `grounding api`, `grounding mcp`, `grounding tools` and "
-        "`grounding agent` (`agents/serving/settings.py`): the instruction texts a model gets "
+        "`grounding agent` (`agents/serving/agents_config.py`): the instruction texts a model gets "
         "with each tool result, API keys (stored as sha256) mapped to principals of "
         "`configs/principals.yaml`, request limits and server defaults. Its keys are top-level; "
         "the blocks below are named `agents.yaml:<key>`.",

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         "--focus-words", type=int, help="evidence words per judgement (default: the config's)"
     )
     args = parser.parse_args(argv)
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
     from stages.guardrails import judge
     from stages.models import yesno
 

@@ -3787,7 +3787,7 @@ On this set, held out:
 
 def write(folder: Path, force: bool = False) -> dict:
     from agents.checking.formats import parse_run
-    from eval.detection import write_manifest
+    from eval.detection_sets import write_manifest
 
     if folder.exists():
         if not force:

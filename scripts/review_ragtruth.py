@@ -1,7 +1,7 @@
 """RAGTruth QA as human verdicts: the review loop's calibration shown on real labels.
 
 `batch`: every response of `../shared/datasets/ragtruth_qa_train/` is checked by the guardrails'
-claim checker (`eval.detection.checked_report`, as bench/ragtruth.py does) and written as a
+claim checker (`eval.detection_sets.checked_report`, as bench/ragtruth.py does) and written as a
 review batch in the store, with a verdicts file (hallucinated when RAGTruth labels a span that
 is neither implicit_true nor due_to_null, else correct) for `grounding review import`.
 `dev`: the dev set (`ragtruth_qa_dev`, never fitted on) is checked once the same way, and the
@@ -74,7 +74,7 @@ def records(folder: str, file: str, limit: int | None) -> list[dict]:
 def check_items(found: list[dict], prefix: str) -> tuple[list[dict], dict[str, str]]:
     """Each record checked once (fast judge alone, FEATURE_KEYS) as a review item, and its
     RAGTruth label by answer id."""
-    from eval import detection
+    from eval import detection_sets as detection
     from quality import calibrate
 
     toolkit = fast_only_toolkit({**base_settings(), **FEATURE_KEYS})
@@ -145,7 +145,7 @@ def replayed(items: list[dict], settings: dict) -> dict[str, bool]:
 
 
 def batch(args: argparse.Namespace) -> None:
-    from flows.config import load_config, parse_overrides
+    from flows.pipeline_config import load_config, parse_overrides
     from quality import review
 
     started = time.perf_counter()

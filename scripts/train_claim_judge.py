@@ -75,7 +75,7 @@ def _part_of_fit(source_id: str, holdout: int | None) -> str:
 def recorded_inputs(record: dict) -> list[dict]:
     """(claim, spans, question, part) of every judge call check_answer makes for one answer,
     each labelled by its claim's overlap with the hallucinated spans."""
-    from eval import detection
+    from eval import detection_sets as detection
     from stages import guardrails
     from stages.guardrails import judge
 

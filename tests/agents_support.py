@@ -11,9 +11,9 @@ from contextlib import contextmanager
 import httpx
 import uvicorn
 
+from agents.serving.agents_config import load_agents_config
 from agents.serving.auth import key_hash
 from agents.serving.engine import Engine
-from agents.serving.settings import load_agents_config
 from tests.conftest import ROOT, config_on_copy
 
 PRINCIPALS = ("employee", "hr_manager", "sales_rep", "support_agent", "contractor")

@@ -21,7 +21,7 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
 def load_test_config(tmp: Path, **overrides):
-    from flows.config import load_config
+    from flows.pipeline_config import load_config
 
     return load_config(
         ROOT / "configs" / "pipeline.yaml",

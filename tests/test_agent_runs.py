@@ -14,10 +14,10 @@ from agents.checking import (
     RunFormatError,
     check_run,
     diagnosis,
-    evidence,
     load,
     parse_run,
     tool_calls,
+    tool_evidence,
 )
 from agents.checking.formats import ToolResult
 
@@ -606,7 +606,7 @@ def test_a_json_result_is_read_as_key_value_text_with_pointers():
         "count": 2,
     }
     result = ToolResult("call_7", "search_kb", content, 3)
-    spans = evidence.spans_of_result(result, 1)
+    spans = tool_evidence.spans_of_result(result, 1)
     assert [s.pointer for s in spans] == ["/results/0", "/results/1"]
     assert spans[0].text == "title: Returns\ntext: Items can be returned within 30 days."
     assert "updated: 2026-03-02 (2 March 2026)" in spans[1].text
@@ -631,7 +631,7 @@ def test_a_json_result_is_read_as_key_value_text_with_pointers():
     ],
 )
 def test_empty_error_and_not_found_results_are_not_evidence(content, is_error, kind):
-    assert evidence.classify(ToolResult("c", "t", content, 0, is_error))[0] == kind
+    assert tool_evidence.classify(ToolResult("c", "t", content, 0, is_error))[0] == kind
 
 
 # ---------------------------------------------------------------- reports

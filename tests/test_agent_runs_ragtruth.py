@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.checking import evidence, make_toolkit, parse_run
+from agents.checking import make_toolkit, parse_run, tool_evidence
 from bench import agent_runs_ragtruth
 
 RECORD = {
@@ -19,8 +19,8 @@ RECORD = {
 
 
 def test_both_shapes_carry_the_three_passages_as_evidence():
-    text = evidence.collect(parse_run(agent_runs_ragtruth.as_run(RECORD, "text")))[0]
-    as_json = evidence.collect(parse_run(agent_runs_ragtruth.as_run(RECORD, "json")))[0]
+    text = tool_evidence.collect(parse_run(agent_runs_ragtruth.as_run(RECORD, "text")))[0]
+    as_json = tool_evidence.collect(parse_run(agent_runs_ragtruth.as_run(RECORD, "json")))[0]
     assert len(text) == 3 and len(as_json) == 3
     assert "330 metres" in text[0].text and "330 metres" in as_json[0].text
     assert [s.pointer for s in as_json] == ["/results/0", "/results/1", "/results/2"]

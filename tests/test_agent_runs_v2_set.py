@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.checking.formats import parse_run
-from eval.detection import load_detection_set
+from eval.detection_sets import load_detection_set
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "make_agent_runs_v2.py"

@@ -42,8 +42,8 @@ def test_name_terms_skip_sentence_starts_and_headings():
 
 def test_paris_is_not_found_end_to_end(tmp_path):
     """A user's own folder, no catalog, through the real stages (the issue's report)."""
+    from agents.serving.agents_config import load_agents_config
     from agents.serving.engine import Engine
-    from agents.serving.settings import load_agents_config
     from tests.conftest import ROOT, load_test_config
 
     folder = tmp_path / "docs"

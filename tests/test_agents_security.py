@@ -122,7 +122,7 @@ def test_no_anonymous_access_unless_the_config_names_it(engine):
         assert_error_shape(refused, 401, "unauthorized")
         assert refused.headers["www-authenticate"] == "Bearer"
         assert search(url, {"query": FLAGSHIP}, bearer("employee")).status_code == 200
-    from agents.serving.settings import AgentsConfig, load_agents_config
+    from agents.serving.agents_config import AgentsConfig, load_agents_config
 
     assert AgentsConfig.model_fields["anonymous_principal"].default is None
     shipped = load_agents_config(ROOT / "configs" / "agents.yaml")

@@ -10,8 +10,8 @@ import pytest
 
 from agents.serving import auth, result, tools
 from agents.serving.agent import run_agent
+from agents.serving.agents_config import AgentsConfigError, load_agents_config
 from agents.serving.ground import error_kind_of, passages
-from agents.serving.settings import AgentsConfigError, load_agents_config
 from tests.conftest import ROOT
 
 AGENTS = ROOT / "configs" / "agents.yaml"

@@ -160,7 +160,7 @@ def test_skips_without_the_data_set(tmp_path, monkeypatch):
 
 
 def test_freeze_takes_the_report_split_in_turn_by_model(dataset, tmp_path, monkeypatch):
-    from eval import detection
+    from eval import detection_sets as detection
 
     monkeypatch.setattr(ragtruth, "split_of", lambda source_id: "report")
     out = tmp_path / "sets" / "toy-ragtruth-v1"

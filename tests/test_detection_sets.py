@@ -1,4 +1,5 @@
-"""Detection sets (eval/detection.py): frozen files, the checker interface, metrics, the gate."""
+"""Detection sets (eval/detection_sets.py): frozen files, the checker interface, metrics, the
+gate."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eval import detection
-from eval.gate import GateFailure
+from eval import detection_sets as detection
+from eval.release_gate import GateFailure
 from eval.sets import EvalSetError
 
 CHECKER = textwrap.dedent(
@@ -149,7 +150,7 @@ def test_the_frozen_ragtruth_set_is_intact():
     assert all(bool(r["spans"]) == (r["label"] == "hallucinated") for r in dset.records)
     # every generating model has correct answers in the set
     assert len({r["model"] for r in dset.records if r["label"] == "correct"}) == 6
-    assert dset.manifest["checker"] == "eval.detection.check_rag_answer"
+    assert dset.manifest["checker"] == "eval.detection_sets.check_rag_answer"
     assert (dset.path / "NOTICE.md").read_text().count("MIT") >= 1
 
 

@@ -234,7 +234,7 @@ def test_the_configuration_reference_covers_every_config_file():
     for name in files:
         assert f"`configs/{name}`" in page, f"configs/{name} is not in the configuration reference"
     from agents.checking.check import Config as CheckConfig
-    from agents.serving.settings import AgentsConfig
+    from agents.serving.agents_config import AgentsConfig
 
     for model in (CheckConfig, AgentsConfig):
         for field in model.model_fields:

@@ -11,7 +11,7 @@ import pytest
 
 from eval import metrics as eval_metrics
 from eval import report
-from eval.gate import GateFailure, compare
+from eval.release_gate import GateFailure, compare
 from eval.sets import EvalSetError, verify_set
 from flows import evaluation as ev
 from stages.contracts import final_answer_problems

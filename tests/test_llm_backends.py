@@ -406,7 +406,7 @@ def test_a_fresh_process_restores_the_system_prompt_instead_of_reading_it_again(
 
 
 def test_warm_lists_the_system_prompts_each_stage_sends():
-    from flows.config import load_config, parse_overrides
+    from flows.pipeline_config import load_config, parse_overrides
     from flows.warm import prompts_by_stage
     from stages import guardrails
     from stages.guardrails import consistency, judge

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from flows.config import load_config
+from flows.pipeline_config import load_config
 from quality.ledger import read_ledger
 from quality.shadow import (
     ShadowError,

@@ -6,7 +6,7 @@
 
 Part of the guardrails stage: the claims go through its one claim checker
 (`stages.guardrails.check_answer`); this package adds the run formats (`formats`), tool-call
-verification (`tool_calls`), evidence from tool results (`evidence`), the run-level diagnosis
+verification (`tool_calls`), evidence from tool results (`tool_evidence`), the run-level diagnosis
 (`diagnosis`), `check_run` (`check`) and the eval set's checker (`detection`).
 """
 

@@ -26,10 +26,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import agents.checking.diagnosis as diagnosis
-import agents.checking.evidence as evidence
 import agents.checking.formats as formats
 import agents.checking.structured as structured
 import agents.checking.tool_calls as tool_calls
+import agents.checking.tool_evidence as evidence
 from agents.checking.formats import AgentRun
 from stages import guardrails
 from stages.common.text import content_tokens, coverage, strip_markers

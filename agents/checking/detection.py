@@ -1,4 +1,4 @@
-"""The checker of the frozen eval set `agent-runs-v1` (eval/detection.py's detection sets).
+"""The checker of the frozen eval set `agent-runs-v1` (eval/detection_sets.py's detection sets).
 
 Each record holds an agent `run` (any of the four formats) and a `label`: `correct` (a clean
 run), `hallucinated`, `no_evidence` (every tool result empty or an error, an answer anyway),

@@ -19,7 +19,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from agents.serving.settings import AgentsConfig
+from agents.serving.agents_config import AgentsConfig
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def add_key_line(text: str, digest: str, principal: str) -> str:
 
 def write_key(config: Path, digest: str, principal: str) -> None:
     """Add the key to `config`, atomically, and check the result still loads."""
-    from agents.serving.settings import AgentsConfigError, load_agents_config
+    from agents.serving.agents_config import AgentsConfigError, load_agents_config
 
     text = add_key_line(config.read_text(), digest, principal)
     partial = config.with_name(f".{config.name}.{os.getpid()}.part")

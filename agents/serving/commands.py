@@ -41,9 +41,9 @@ def _fail(message: str) -> typer.Exit:
 
 def _engine(config: Path, agents_config: Path, overrides: list[str]):
     """The shared engine (index found or built once), or a one-line error and exit 2."""
+    from agents.serving.agents_config import AgentsConfigError, load_agents_config
     from agents.serving.engine import Engine
-    from agents.serving.settings import AgentsConfigError, load_agents_config
-    from flows.config import ConfigError, load_config, parse_overrides
+    from flows.pipeline_config import ConfigError, load_config, parse_overrides
 
     try:
         agents = load_agents_config(agents_config)

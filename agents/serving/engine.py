@@ -37,9 +37,9 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.serving import result as results
-from agents.serving.settings import AgentsConfig
-from flows.config import PipelineConfig
+from agents.serving.agents_config import AgentsConfig
 from flows.executor import questions_table, run_shared_stages, run_stages
+from flows.pipeline_config import PipelineConfig
 from flows.registry import STAGES, WIRING, shared_stages, upstream
 from stages.formats.anchors import anchor_label
 from stages.models.chat import Cancelled, stop_when, use_cache_root

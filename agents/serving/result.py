@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agents.serving.settings import AgentsConfig
+from agents.serving.agents_config import AgentsConfig
 
 State = Literal["success", "low_relevance", "not_found", "technical_error"]
 ErrorKind = Literal["timeout", "unavailable", "rate_limit", "auth", "unknown"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.gate import GateFailure, baseline_path, compare, load_gate
+from eval.release_gate import GateFailure, baseline_path, compare, load_gate
 from eval.sets import ROOT, EvalSetError, resolve_set, sha256_file, verify_frozen_files
 
 KIND = "detection"
@@ -213,7 +213,7 @@ def evaluate(
 
 
 def detection_gate(gate: dict) -> dict:
-    """The `detection:` group of gate.yaml in the shape `eval.gate.compare` reads."""
+    """The `detection:` group of gate.yaml in the shape `eval.release_gate.compare` reads."""
     return {"axes": {AXIS: gate.get(AXIS) or {}}}
 
 
@@ -319,8 +319,8 @@ def guardrails_config(settings: dict[str, Any]) -> Any:
     if pipeline.is_file():
         document = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
         section = (document.get("stages") or {}).get("guardrails") or {}
-        # the `include:` files first, then the section's own keys (as flows/config.py reads it;
-        # eval/ does not import flows/)
+        # the `include:` files first, then the section's own keys (as flows/pipeline_config.py
+        # reads it; eval/ does not import flows/)
         for include in section.get("include", []):
             configured.update(yaml.safe_load((ROOT / include).read_text(encoding="utf-8")) or {})
         configured.update({k: v for k, v in section.items() if k != "include"})
