@@ -98,4 +98,4 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                 extra={"stage": NAME, "status": row["status"]},
             )
         rows.append(row)
-    return {"attributions": contracts.from_rows(rows, "attributions")}
+    return {"attributions": contracts.table_of("attributions", rows, stage=NAME)}

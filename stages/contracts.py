@@ -9,6 +9,8 @@ dropped so artifacts always carry exactly the contract.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -512,8 +514,122 @@ def empty(name: str) -> pa.Table:
     return schema_of(name).empty_table()
 
 
+def table_of(name: str, rows: Iterable[Mapping[str, Any]], *, stage: str) -> pa.Table:
+    """The contract table `name` built from the row dicts `stage` wrote, with the contract's schema.
+
+    Strict where `from_rows` is lenient, because a stage's rows are its output: every row (and
+    every struct inside it, at any depth) names each field of the contract and no other, so a
+    field left out is an error, never a silent null, and a value of the wrong type (a string for a
+    number, a float for an integer, which Arrow would truncate) is an error too. Each error is a
+    `ContractError` naming the stage, the table, the row (its index and question_id when it has
+    one) and the field."""
+    schema = schema_of(name)
+    rows = list(rows)
+    for index, row in enumerate(rows):
+        if problem := _row_problem(row, schema):
+            raise ContractError(f"{_where(stage, name, index, row)}: {problem}")
+    arrays = []
+    for field in schema:
+        values = [row[field.name] for row in rows]
+        try:
+            arrays.append(pa.array(values, type=field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+            index = next((i for i, v in enumerate(values) if not _converts(v, field.type)), 0)
+            raise ContractError(
+                f"{_where(stage, name, index, rows[index])}: field {field.name!r} "
+                f"expects {field.type}, got {_shown(values[index])} ({exc})"
+            ) from exc
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def table_of_columns(name: str, columns: Mapping[str, Sequence[Any]], *, stage: str) -> pa.Table:
+    """The contract table `name` built column by column (for a stage that computes whole columns,
+    such as the BM25 postings): exactly the contract's columns, each converted without loss (a
+    float for an integer column is an error, not a truncation); errors name the stage, the table
+    and the column."""
+    schema = schema_of(name)
+    where = f"stage {stage!r}, table {name!r}"
+    if missing := [n for n in schema.names if n not in columns]:
+        raise ContractError(f"{where}: missing column {missing[0]!r}" + _and_more(missing))
+    if extra := [n for n in columns if n not in schema.names]:
+        raise ContractError(
+            f"{where}: column {extra[0]!r} is not in the contract" + _and_more(extra)
+        )
+    arrays = []
+    for field in schema:
+        values = columns[field.name]
+        try:
+            # inferred first, then cast safely: pa.array(..., type=int) would truncate floats
+            arrays.append(pa.array(values).cast(field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise ContractError(
+                f"{where}: column {field.name!r} expects {field.type}: {exc}"
+            ) from exc
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _where(stage: str, name: str, index: int, row: Any) -> str:
+    question = row.get("question_id") if isinstance(row, Mapping) else None
+    about = f" (question_id {question!r})" if question is not None else ""
+    return f"stage {stage!r}, table {name!r}, row {index}{about}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return (
+        f"{text[:60]}… ({type(value).__name__})"
+        if len(text) > 60
+        else f"{text} ({type(value).__name__})"
+    )
+
+
+def _row_problem(row: Any, fields: pa.Schema | pa.StructType, path: str = "") -> str | None:
+    """Why `row` does not carry exactly `fields` (recursing into structs and lists of them), or
+    None."""
+    if not isinstance(row, Mapping):
+        where = f"field {path!r}" if path else "the row"
+        return f"{where} is a {type(row).__name__}, not a mapping of the contract's fields"
+    names = [field.name for field in fields]
+    if len(row) != len(names) or any(n not in row for n in names):
+        missing = [n for n in names if n not in row]
+        if missing:
+            return f"missing field {path + missing[0]!r}" + _and_more(missing)
+        extra = [k for k in row if k not in names]
+        return f"field {path + str(extra[0])!r} is not in the contract" + _and_more(extra)
+    for field in fields:
+        value = row[field.name]
+        if value is None:
+            continue
+        kind = field.type
+        if pa.types.is_integer(kind) and isinstance(value, float):
+            return f"field {path + field.name!r} expects {kind}, got {_shown(value)}"
+        if pa.types.is_struct(kind):
+            if problem := _row_problem(value, kind, f"{path}{field.name}."):
+                return problem
+        elif pa.types.is_list(kind) and pa.types.is_struct(kind.value_type):
+            for i, item in enumerate(value):
+                if item is not None and (
+                    problem := _row_problem(item, kind.value_type, f"{path}{field.name}[{i}].")
+                ):
+                    return problem
+    return None
+
+
+def _and_more(names: list) -> str:
+    return f" (and {len(names) - 1} more: {sorted(map(str, names[1:]))})" if len(names) > 1 else ""
+
+
+def _converts(value: Any, kind: pa.DataType) -> bool:
+    try:
+        pa.array([value], type=kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return False
+    return True
+
+
 def from_rows(rows: list[dict], name: str) -> pa.Table:
-    """Build a contract table from row dicts (missing keys become nulls)."""
+    """Build a contract table from row dicts (missing keys become nulls): for callers outside the
+    stages (tests, tools, a person's question file); a stage builds its output with `table_of`."""
     schema = schema_of(name)
     if not rows:
         return schema.empty_table()

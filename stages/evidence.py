@@ -187,4 +187,4 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                     "anchor": anchor_for_span(chunk.get("anchors"), span["start"], span["end"]),
                 }
             )
-    return {"evidence": contracts.from_rows(rows, "evidence")}
+    return {"evidence": contracts.table_of("evidence", rows, stage=NAME)}

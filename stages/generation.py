@@ -633,8 +633,8 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         rows.append({name: value for name, value in row.items() if name in columns})
         calls += [{"question_id": qid, **record} for record in output.validations]
     return {
-        "generations": contracts.from_rows(rows, "generations"),
-        "generation_calls": contracts.from_rows(calls, "generation_calls"),
+        "generations": contracts.table_of("generations", rows, stage=NAME),
+        "generation_calls": contracts.table_of("generation_calls", calls, stage=NAME),
     }
 
 

@@ -85,16 +85,17 @@ def bm25_weights(
             rows.append(row)
             ids.append(term_ids[term])
             weights.append(idf[term] * (tf * (k1 + 1) / (tf + norm)))
-    postings = pa.table({"row": rows, "term_id": ids, "weight": weights})
-    vocab = pa.table(
-        {
-            "term_id": list(range(len(terms))),
-            "term": terms,
-            "df": [df[t] for t in terms],
-            "idf": [idf[t] for t in terms],
-        }
+    postings = {"row": rows, "term_id": ids, "weight": weights}
+    vocab = {
+        "term_id": list(range(len(terms))),
+        "term": terms,
+        "df": [df[t] for t in terms],
+        "idf": [idf[t] for t in terms],
+    }
+    return (
+        contracts.table_of_columns("bm25_postings", postings, stage=NAME),
+        contracts.table_of_columns("bm25_vocab", vocab, stage=NAME),
     )
-    return contracts.conform(postings, "bm25_postings"), contracts.conform(vocab, "bm25_vocab")
 
 
 def index_type(n_vectors: int, config: Config) -> str:

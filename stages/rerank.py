@@ -614,6 +614,8 @@ def _rerank_question(
             "doc_id": doc_ids[i],
             "rank": rank,
             "confidence": confidences[i],
+            "answer_start": None,  # set on the chunk the answerability judge finds the answer in
+            "answer_end": None,
         }
         for rank, i in enumerate(mmr_select(confidences, chunk_vectors, doc_ids, config), start=1)
     ]
@@ -660,8 +662,8 @@ def _outputs(
     ranked: list[dict], states: list[dict], attempts: list[dict], calls: list[dict]
 ) -> dict[str, pa.Table]:
     return {
-        "ranked": contracts.from_rows(ranked, "ranked"),
-        "rerank_status": contracts.from_rows(states, "rerank_status"),
-        "rerank_attempts": contracts.from_rows(attempts, "rerank_attempts"),
-        "confidence_calls": contracts.from_rows(calls, "confidence_calls"),
+        "ranked": contracts.table_of("ranked", ranked, stage=NAME),
+        "rerank_status": contracts.table_of("rerank_status", states, stage=NAME),
+        "rerank_attempts": contracts.table_of("rerank_attempts", attempts, stage=NAME),
+        "confidence_calls": contracts.table_of("confidence_calls", calls, stage=NAME),
     }

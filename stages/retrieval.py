@@ -245,8 +245,8 @@ def _outputs(
     query_rows: list[dict], candidates: list[dict], statuses: list[dict], calls: list[dict]
 ) -> dict[str, pa.Table]:
     return {
-        "retrieval_queries": contracts.from_rows(query_rows, "retrieval_queries"),
-        "candidates": contracts.from_rows(candidates, "candidates"),
-        "retrieval_status": contracts.from_rows(statuses, "retrieval_status"),
-        "rewrite_calls": contracts.from_rows(calls, "rewrite_calls"),
+        "retrieval_queries": contracts.table_of("retrieval_queries", query_rows, stage=NAME),
+        "candidates": contracts.table_of("candidates", candidates, stage=NAME),
+        "retrieval_status": contracts.table_of("retrieval_status", statuses, stage=NAME),
+        "rewrite_calls": contracts.table_of("rewrite_calls", calls, stage=NAME),
     }

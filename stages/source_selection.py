@@ -148,7 +148,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
                     "reason": reason,
                 }
             )
-    return {"eligibility": contracts.from_rows(rows, "eligibility")}
+    return {"eligibility": contracts.table_of("eligibility", rows, stage=NAME)}
 
 
 # ---------------------------------------------------------------- explaining an empty selection

@@ -207,6 +207,13 @@ def test_contract_change_recomputes_its_producer_and_downstream(
 
     widened = contracts.SCHEMAS["evidence"].append(pa.field("extra_note", pa.string()))
     monkeypatch.setitem(contracts.SCHEMAS, "evidence", widened)
+    table_of = contracts.table_of
+
+    def writing_the_new_field(name, rows, *, stage):  # the producer writes what its contract adds
+        rows = [{**row, "extra_note": None} for row in rows] if name == "evidence" else rows
+        return table_of(name, rows, stage=stage)
+
+    monkeypatch.setattr(contracts, "table_of", writing_the_new_field)
     result = run_stages(sample_config, sample_questions)
     recomputed = {name for name, r in result.results.items() if not r.ref.cache_hit}
     assert recomputed == {"evidence", "generation", "attribution", "guardrails", "revise"}

@@ -27,7 +27,6 @@ from stages.guardrails.checker import (
     check_versions,
     recited_attribution,
 )
-from stages.guardrails.checker import VERSION as VERSION
 from stages.guardrails.checker import ClaimScore as ClaimScore
 from stages.guardrails.checker import aggregate as aggregate
 from stages.guardrails.checker import check_answer as check_answer
@@ -48,6 +47,7 @@ from stages.guardrails.verify import is_short_answer as is_short_answer
 from stages.guardrails.verify import short_answer_probability as short_answer_probability
 
 NAME = "guardrails"
+VERSION = "2.17.0"  # bumped with any change to what the checker finds in a run's answers
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")
@@ -109,6 +109,6 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
         )
         finals.append(final)
     return {
-        "hallucination_reports": contracts.from_rows(reports, "hallucination_reports"),
-        "final_answers": contracts.from_rows(finals, "final_answers"),
+        "hallucination_reports": contracts.table_of("hallucination_reports", reports, stage=NAME),
+        "final_answers": contracts.table_of("final_answers", finals, stage=NAME),
     }

@@ -101,7 +101,7 @@ def run(inputs: dict[str, Any], config: Config) -> dict[str, pa.Table]:
     return {
         "documents": outcome.documents,
         "chunks": outcome.chunks,
-        "ingestion_errors": contracts.from_rows(outcome.errors, "ingestion_errors"),
+        "ingestion_errors": contracts.table_of("ingestion_errors", outcome.errors, stage=NAME),
     }
 
 

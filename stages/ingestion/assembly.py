@@ -25,6 +25,7 @@ from stages.ingestion.config import (
     DOCUMENT_SUFFIXES,
     FILE_DATES_PATH,
     SKIPPED_PREFIX,
+    STAGE,
     Config,
     DocumentMeta,
     IngestError,
@@ -315,9 +316,11 @@ def _document_part(
     carried, carried_warnings = _carried_documents(parsed, config)
     everything = [parsed, *carried]
     tables = {
-        "documents": contracts.from_rows([_document_row(p, None) for p in everything], "documents"),
-        "chunks": contracts.from_rows(
-            [row for p in everything for row in _chunk_rows(p, config, None)], "chunks"
+        "documents": contracts.table_of(
+            "documents", [_document_row(p, None) for p in everything], stage=STAGE
+        ),
+        "chunks": contracts.table_of(
+            "chunks", [row for p in everything for row in _chunk_rows(p, config, None)], stage=STAGE
         ),
     }
     warnings = [list(w) for w in parsed.warnings + carried_warnings]

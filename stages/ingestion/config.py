@@ -20,6 +20,7 @@ SIDECAR_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
 CATALOG_NAMES = ("catalog.yaml", "catalog.yml", "catalog.json")
 TRUST_TIERS = ("canonical", "verified", "community", "untrusted")
 HEADING_MAX_CHARS = 120
+STAGE = "ingestion"  # the stage these modules make up, named in its contract errors
 
 
 class Config(BaseModel):

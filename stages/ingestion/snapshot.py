@@ -21,6 +21,7 @@ from stages.ingestion.config import (
     FILE_DATES_PATH,
     SIDECAR_SUFFIXES,
     SKIPPED_PREFIX,
+    STAGE,
     Config,
     IngestError,
 )
@@ -51,7 +52,7 @@ def snapshot_corpus(
     """
     root = Path(root)
     if not root.is_dir():
-        return contracts.from_rows([], "corpus_files")
+        return contracts.table_of("corpus_files", [], stage=STAGE)
     entries = _walk(root, follow_symlinks_outside_root)
     hashes = stat_cache or StatCache()
     rows = [_snapshot_row(entry, max_file_bytes, hashes) for entry in entries]
@@ -59,7 +60,7 @@ def snapshot_corpus(
     names = {PurePosixPath(e.relative).name for e in entries if e.skipped is None}
     if not names & set(CATALOG_NAMES):
         rows.append(_file_dates_row(entries))
-    return contracts.from_rows(rows, "corpus_files")
+    return contracts.table_of("corpus_files", rows, stage=STAGE)
 
 
 def _skipped(relative: str, severity: str, kind: str, message: str) -> _Entry:
@@ -175,7 +176,7 @@ def _snapshot_row(entry: _Entry, max_file_bytes: int, hashes: StatCache) -> dict
     if entry.skipped is not None:
         severity, kind, message = entry.skipped
         marker = f"{SKIPPED_PREFIX}{severity}:{kind}:{message}"
-        return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
+        return _row(entry.relative, 0, marker)
     location = os.fsencode(entry.path.absolute())  # bytes: file names need not be UTF-8
     try:
         stat = entry.path.stat()
@@ -186,8 +187,26 @@ def _snapshot_row(entry: _Entry, max_file_bytes: int, hashes: StatCache) -> dict
             digest = f"size:{size}"
     except OSError as exc:
         marker = f"{SKIPPED_PREFIX}error:unreadable:{_os_message(exc)}"
-        return {"path": entry.relative, "size_bytes": 0, "sha256": marker}
-    return {"path": entry.relative, "size_bytes": size, "sha256": digest, "location": location}
+        return _row(entry.relative, 0, marker)
+    return _row(entry.relative, size, digest, location=location)
+
+
+def _row(
+    path: str,
+    size: int,
+    sha256: str,
+    *,
+    content: bytes | None = None,
+    location: bytes | None = None,
+) -> dict:
+    """One `corpus_files` row: bytes only for small virtual rows, a location for real files."""
+    return {
+        "path": path,
+        "size_bytes": size,
+        "sha256": sha256,
+        "content": content,
+        "location": location,
+    }
 
 
 _HASH_BLOCK = 1 << 20
@@ -241,9 +260,4 @@ def _file_dates_row(entries: list[_Entry]) -> dict:
             continue
         dates[entry.relative] = dt.datetime.fromtimestamp(stamp, dt.UTC).date().isoformat()
     content = json.dumps(dates, sort_keys=True).encode()
-    return {
-        "path": FILE_DATES_PATH,
-        "size_bytes": len(content),
-        "sha256": hashlib.sha256(content).hexdigest(),
-        "content": content,
-    }
+    return _row(FILE_DATES_PATH, len(content), hashlib.sha256(content).hexdigest(), content=content)
