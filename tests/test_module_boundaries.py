@@ -232,3 +232,75 @@ def test_scripts_and_benches_import_the_project_never_tests_nor_edit_sys_path(fo
         if "sys.path.insert" in source or "sys.path.append" in source:
             offenders.append(f"{path.name}: edits sys.path")
     assert offenders == []
+
+
+def _tracked_modules(*folders: str) -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--", *(f"{f}/*.py" for f in folders)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return [ROOT / name for name in listed]
+
+
+def _shared_names(paths: list[Path]) -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    return {name: sorted(where) for name, where in by_name.items() if len(where) > 1}
+
+
+def _a_stage_config(path: str) -> bool:
+    return path.startswith("stages/") and path.count("/") == 2 and path.endswith("/config.py")
+
+
+def test_no_two_modules_share_a_name_outside_the_benches():
+    """A newcomer finds the room for a change by its file name: a name means one thing. Each
+    package's __init__ and each stage package's config.py (that stage's settings) are the one
+    pattern allowed to repeat."""
+    shared = _shared_names(_tracked_modules(*PACKAGES, "scripts"))
+    shared.pop("__init__.py", None)
+    if all(_a_stage_config(p) for p in shared.get("config.py", [])):
+        shared.pop("config.py", None)
+    assert shared == {}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bench/metrics.py and bench/report.py are bench helpers named like eval's modules;"
+    " renaming them is the benches' change (drop this mark with it)",
+)
+def test_a_bench_module_named_like_a_project_module_is_the_bench_of_it():
+    """`python -m bench tables` measures table ingestion, so bench/tables.py beside
+    stages/formats/tables.py is one meaning; a bench helper is named for what it holds."""
+    from bench import BENCHES
+
+    project = {p.name for p in _tracked_modules(*PACKAGES, "scripts")}
+    helpers = [
+        p.name
+        for p in _tracked_modules("bench")
+        if p.stem not in BENCHES and p.name in project and p.name != "__init__.py"
+    ]
+    assert helpers == []
+
+
+def test_every_stage_states_its_own_version():
+    """A stage's VERSION (its cache identity) is assigned in the stage's own module, never
+    imported from a library it runs: bumping the library is then a visible change to the stage."""
+    from stages.catalog import STAGES
+
+    borrowed = []
+    for name, module in STAGES.items():
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        owned = any(
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "VERSION" for t in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            for node in tree.body
+        )
+        if not owned:
+            borrowed.append(name)
+    assert borrowed == []
