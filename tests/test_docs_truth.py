@@ -225,6 +225,70 @@ def test_the_formats_the_docs_say_ingestion_reads_are_the_ones_it_registers():
     assert not missing, f"the ingestion row of concepts/stages.md leaves out {sorted(missing)}"
 
 
+LAYOUT_PAGE = ROOT / "docs" / "concepts" / "stages.md"
+TOP_PACKAGES = ("stages", "flows", "agents", "quality", "eval", "bench", "scripts")
+
+
+def layout_map() -> dict[str, str]:
+    """The code block of concepts/stages.md that maps the tree: each entry (`stages/`,
+    `stages/guardrails/`, `stages/catalog.py` …) and what its lines say about it."""
+    text = LAYOUT_PAGE.read_text(encoding="utf-8")
+    block = text[text.index("```\nstages/\n") + 4 :]
+    block = block[: block.index("```")]
+    entries: dict[str, str] = {}
+    top = current = ""
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if indent >= 4:  # a description carried on
+            entries[current] += " " + line.strip()
+            continue
+        name, _, description = line.strip().partition("  ")
+        current = name if indent == 0 else top + name
+        top = name if indent == 0 and name.endswith("/") else top
+        entries[current] = description.strip()
+    return entries
+
+
+def _modules(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+
+
+def test_the_layout_map_has_an_entry_for_every_package():
+    entries = layout_map()
+    folders = [f"{name}/" for name in TOP_PACKAGES]
+    folders += [
+        f"{top}/{sub.name}/"
+        for top in ("stages", "agents")
+        for sub in sorted((ROOT / top).iterdir())
+        if (sub / "__init__.py").is_file()
+    ]
+    assert [f for f in folders if f not in entries] == []
+    assert [e for e in entries if e.endswith("/") and not (ROOT / e).is_dir()] == []
+
+
+def test_the_layout_map_names_every_module_of_the_packages_it_lists():
+    """A package entry that lists its modules lists all of them, by their current names."""
+    entries = layout_map()
+    missing = {}
+    for entry, description in entries.items():
+        if entry.count("/") == 2 or entry == "quality/":  # stages/<x>/, agents/<x>/, quality/
+            unnamed = [m for m in _modules(ROOT / entry) if not re.search(rf"\b{m}\b", description)]
+            if unnamed:
+                missing[entry] = unnamed
+    assert missing == {}
+
+
+def test_the_layout_page_names_every_module_of_the_flows_and_the_evaluation():
+    text = LAYOUT_PAGE.read_text(encoding="utf-8")
+    unnamed = [
+        f"{folder}/{module}.py"
+        for folder in ("flows", "eval")
+        for module in _modules(ROOT / folder)
+        if f"`{module}.py`" not in text and f"`{folder}/{module}.py`" not in text
+    ]
+    assert unnamed == []
+
+
 def test_the_configuration_reference_covers_every_config_file():
     from scripts.gen_docs import config_reference
 
