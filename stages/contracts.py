@@ -1,7 +1,10 @@
 """The Parquet contracts: every table a stage reads or writes, in one place (and the blobs, files
 a stage writes beside its tables, in `BLOBS`).
 
-`conform(table, name)` is the single gate: a table that lacks a column, or whose column cannot be
+A stage builds each output table from its rows with `table_of(name, rows, stage=...)` (or whole
+columns with `table_of_columns`): every row carries exactly the contract's fields, with values of
+its types, or a `ContractError` names the stage, the row and the field. `conform(table, name)` is
+the gate on what the store reads and writes: a table that lacks a column, or whose column cannot be
 cast to the contract type, raises `ContractError` naming the table and the column. Extra columns are
 dropped so artifacts always carry exactly the contract.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -525,8 +529,9 @@ def table_of(name: str, rows: Iterable[Mapping[str, Any]], *, stage: str) -> pa.
     one) and the field."""
     schema = schema_of(name)
     rows = list(rows)
+    shape = _shape(schema)
     for index, row in enumerate(rows):
-        if problem := _row_problem(row, schema):
+        if problem := _row_problem(row, shape):
             raise ContractError(f"{_where(stage, name, index, row)}: {problem}")
     arrays = []
     for field in schema:
@@ -583,35 +588,55 @@ def _shown(value: Any) -> str:
     )
 
 
-def _row_problem(row: Any, fields: pa.Schema | pa.StructType, path: str = "") -> str | None:
-    """Why `row` does not carry exactly `fields` (recursing into structs and lists of them), or
-    None."""
+@dataclass(frozen=True)
+class _Shape:
+    """What a row (or a struct inside one) must carry, read once per table from its Arrow type."""
+
+    names: tuple[str, ...]
+    keys: frozenset[str]
+    integers: tuple[tuple[str, pa.DataType], ...]  # Arrow would truncate a float here, silently
+    structs: tuple[tuple[str, _Shape], ...]
+    struct_lists: tuple[tuple[str, _Shape], ...]
+
+
+def _shape(fields: pa.Schema | pa.StructType) -> _Shape:
+    fields = list(fields)
+    kinds = [(f.name, f.type) for f in fields]
+    return _Shape(
+        names=tuple(name for name, _ in kinds),
+        keys=frozenset(name for name, _ in kinds),
+        integers=tuple((name, kind) for name, kind in kinds if pa.types.is_integer(kind)),
+        structs=tuple((n, _shape(k)) for n, k in kinds if pa.types.is_struct(k)),
+        struct_lists=tuple(
+            (n, _shape(k.value_type))
+            for n, k in kinds
+            if pa.types.is_list(k) and pa.types.is_struct(k.value_type)
+        ),
+    )
+
+
+def _row_problem(row: Any, shape: _Shape, path: str = "") -> str | None:
+    """Why `row` does not carry exactly the fields of `shape` (recursing into structs and lists
+    of them), or None."""
     if not isinstance(row, Mapping):
         where = f"field {path!r}" if path else "the row"
         return f"{where} is a {type(row).__name__}, not a mapping of the contract's fields"
-    names = [field.name for field in fields]
-    if len(row) != len(names) or any(n not in row for n in names):
-        missing = [n for n in names if n not in row]
+    if row.keys() != shape.keys:
+        missing = [n for n in shape.names if n not in row]
         if missing:
             return f"missing field {path + missing[0]!r}" + _and_more(missing)
-        extra = [k for k in row if k not in names]
+        extra = [k for k in row if k not in shape.keys]
         return f"field {path + str(extra[0])!r} is not in the contract" + _and_more(extra)
-    for field in fields:
-        value = row[field.name]
-        if value is None:
-            continue
-        kind = field.type
-        if pa.types.is_integer(kind) and isinstance(value, float):
-            return f"field {path + field.name!r} expects {kind}, got {_shown(value)}"
-        if pa.types.is_struct(kind):
-            if problem := _row_problem(value, kind, f"{path}{field.name}."):
+    for name, kind in shape.integers:
+        if isinstance(row[name], float):
+            return f"field {path + name!r} expects {kind}, got {_shown(row[name])}"
+    for name, inner in shape.structs:
+        if row[name] is not None and (problem := _row_problem(row[name], inner, f"{path}{name}.")):
+            return problem
+    for name, inner in shape.struct_lists:
+        for i, item in enumerate(row[name] or ()):
+            if item is not None and (problem := _row_problem(item, inner, f"{path}{name}[{i}].")):
                 return problem
-        elif pa.types.is_list(kind) and pa.types.is_struct(kind.value_type):
-            for i, item in enumerate(value):
-                if item is not None and (
-                    problem := _row_problem(item, kind.value_type, f"{path}{field.name}[{i}].")
-                ):
-                    return problem
     return None
 
 
