@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench import BENCHES, common, report
+from bench import BENCHES, common
+from bench import results_page as report
 
 
 def parser() -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from bench import common
-from bench.metrics import evaluate
+from bench.ranking_metrics import evaluate
 from bench.scifact import FILES, load
 
 NAME = "embeddings"

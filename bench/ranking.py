@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import common
-from bench.metrics import evaluate as score_rankings
+from bench.ranking_metrics import evaluate as score_rankings
 from bench.scifact import VARIANT_SETTINGS, ranking_from_candidates, reranked_ranking
 
 NAME = "ranking"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import common
-from bench.metrics import evaluate
+from bench.ranking_metrics import evaluate
 
 NAME = "scifact"
 DESCRIPTION = "SciFact (BEIR test, 300 queries): nDCG@10 / recall@100 of BM25, dense, RRF, + rerank"

@@ -6,7 +6,7 @@
   surfaces' and the schedules' (field, type, default and description: the `Field` description,
   else the comment the source writes beside or above the field);
 - `benchmarks.md` and its plots: one table of headline figures against their targets and
-  anchors (bench/report.py), then each bench's own `summarize` of `bench/results/<bench>.json`
+  anchors (bench/results_page.py), then each bench's own `summarize` of `bench/results/<bench>.json`
   in a collapsed block, and matplotlib plots;
 - `models/cards/*.md`: the model and data cards that live beside the models and data.
 
@@ -445,7 +445,7 @@ def benchmark_pages() -> dict[str, str | bytes]:
     """`benchmarks.md`: one table of headline figures against their targets and anchors, then
     each bench's own summary one click away (a collapsed block), plus the plots."""
     from bench import BENCHES
-    from bench.report import (
+    from bench.results_page import (
         TITLES,
         _load,
         _machine_line,

@@ -379,7 +379,7 @@ def test_the_benchmarks_page_opens_with_one_headline_table_and_no_raw_figures():
 
 
 def test_a_result_measured_on_older_stage_versions_is_marked_as_such():
-    from bench.report import current_versions, measured_on
+    from bench.results_page import current_versions, measured_on
 
     now = current_versions()
     stage = next(iter(now))
@@ -393,7 +393,7 @@ def test_a_result_measured_on_older_stage_versions_is_marked_as_such():
 
 
 def test_a_summary_prints_dicts_as_words_and_an_unreadable_result_as_a_sentence():
-    from bench.report import headline, readable, summary
+    from bench.results_page import headline, readable, summary
 
     text = readable("Rerank states: {'not_found': 110, 'low_relevance': 116, 'x': {'a': 0.5}}.")
     assert text == "Rerank states: not_found 110, low_relevance 116, x (a 0.5)."

@@ -267,11 +267,6 @@ def test_no_two_modules_share_a_name_outside_the_benches():
     assert shared == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bench/metrics.py and bench/report.py are bench helpers named like eval's modules;"
-    " renaming them is the benches' change (drop this mark with it)",
-)
 def test_a_bench_module_named_like_a_project_module_is_the_bench_of_it():
     """`python -m bench tables` measures table ingestion, so bench/tables.py beside
     stages/formats/tables.py is one meaning; a bench helper is named for what it holds."""

@@ -79,8 +79,9 @@ from stages.guardrails.verify import (
 from stages.models import chat, onnx_pairs, settings
 from stages.models.errors import LLMError
 
-# The checker's version is the guardrails stage's: the stage is the checker over a run's tables.
-VERSION = "2.17.0"
+# What the checker finds in an answer, recorded in the reports `check_answer` writes; the
+# guardrails stage states its own VERSION and bumps it with this one.
+CHECKER_VERSION = "2.17.0"
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -622,5 +623,5 @@ def check_answer(
         "redactions": [],
         "pii_detector": "none",
         "check_versions": check_versions(config),
-        "version": VERSION,
+        "version": CHECKER_VERSION,
     }
