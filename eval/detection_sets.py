@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.frozen_sets import ROOT, EvalSetError, resolve_set, sha256_file, verify_frozen_files
 from eval.release_gate import GateFailure, baseline_path, compare, load_gate
-from eval.sets import ROOT, EvalSetError, resolve_set, sha256_file, verify_frozen_files
 
 KIND = "detection"
 RECORDS = "records.jsonl"

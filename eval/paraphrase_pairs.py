@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.sets import SETS_DIR, EvalSetError, sha256_file
+from eval.frozen_sets import SETS_DIR, EvalSetError, sha256_file
 
 PAIR_SET = SETS_DIR / "paraphrase-pairs-v1"
 LABELS = ("supported", "unsupported")

@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
+from eval.frozen_sets import ROOT, sha256_file
 from eval.metrics import comparable
 from eval.scoring import EvalResult
-from eval.sets import ROOT, sha256_file
 
 BASELINE_DIR = ROOT / "eval" / "baseline"
 GATE_FILE = ROOT / "eval" / "gate.yaml"

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from eval.frozen_sets import ROOT
 from eval.metrics import reliability_bins
 from eval.release_gate import format_value
 from eval.scoring import EvalResult
-from eval.sets import ROOT
 
 REPORTS_DIR = ROOT / "eval" / "reports"
 WORST_FAILURES = 15

@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval.frozen_sets import EvalSet
 from eval.gold_evidence import run_with_gold_evidence
 from eval.metrics import (
     contains_all,
@@ -19,7 +20,6 @@ from eval.metrics import (
     permission_leaks,
     retrieval_axis,
 )
-from eval.sets import EvalSet
 from stages.contracts import FINAL_STATUSES, final_answer_problems
 from stages.formats.anchors import anchor_label
 

@@ -1,6 +1,6 @@
 """`grounding eval`: the release eval as a Prefect flow and its CLI.
 
-The evaluation itself lives beside the eval sets, in the `eval` package: `eval/sets.py` (load
+The evaluation itself lives beside the eval sets, in the `eval` package: `eval/frozen_sets.py` (load
 and verify a frozen set), `eval/scoring.py` and `eval/metrics.py` (per-question rows, one metric
 function per axis; the format check is `stages.contracts.final_answer_problems`, the same one
 the guardrails gate applies), `eval/gold_evidence.py` (generation with perfect retrieval),
@@ -23,6 +23,7 @@ import typer
 
 from eval.detection_sets import is_detection_set
 from eval.detection_sets import release as release_detection
+from eval.frozen_sets import ROOT, EvalSet, EvalSetError, resolve_set, verify_set
 from eval.release_gate import (
     GateFailure,
     baseline_path,
@@ -33,7 +34,6 @@ from eval.release_gate import (
 )
 from eval.report import REPORTS_DIR, summary_markdown, write_report
 from eval.scoring import EvalResult, compute_metrics
-from eval.sets import ROOT, EvalSet, EvalSetError, resolve_set, verify_set
 
 DEFAULT_CONFIG = ROOT / "configs" / "pipeline.yaml"
 

@@ -388,7 +388,7 @@ def evaluate_sets(
 def frozen_sets(spec: str) -> list[str]:
     """`all` (every frozen set with a release baseline, detection sets aside) or a comma list."""
     from eval.detection_sets import is_detection_set
-    from eval.sets import ROOT, SETS_DIR
+    from eval.frozen_sets import ROOT, SETS_DIR
 
     if spec != "all":
         names = [s.strip() for s in spec.split(",") if s.strip()]

@@ -14,7 +14,7 @@
   refused, the former must not be over-refused.
 
 Each set gets `manifest.json` with the sha256 of every file in the set folder; the evaluation
-refuses to run when a file does not match it (eval/sets.py `verify_set`).
+refuses to run when a file does not match it (eval/frozen_sets.py `verify_set`).
 """
 
 from __future__ import annotations

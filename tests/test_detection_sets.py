@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from eval import detection_sets as detection
+from eval.frozen_sets import EvalSetError
 from eval.release_gate import GateFailure
-from eval.sets import EvalSetError
 
 CHECKER = textwrap.dedent(
     """

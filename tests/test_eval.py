@@ -11,8 +11,8 @@ import pytest
 
 from eval import metrics as eval_metrics
 from eval import report
+from eval.frozen_sets import EvalSetError, verify_set
 from eval.release_gate import GateFailure, compare
-from eval.sets import EvalSetError, verify_set
 from flows import evaluation as ev
 from stages.contracts import final_answer_problems
 from tests.conftest import ROOT

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from eval.frozen_sets import EvalSetError
 from eval.paraphrase_pairs import PAIR_SET, load_pairs
-from eval.sets import EvalSetError
 from stages import guardrails
 from stages.guardrails import Config, checker, groundedness, judge, verify_claim
 

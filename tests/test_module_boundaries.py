@@ -34,7 +34,7 @@ def test_executor_and_eval_import_without_prefect():
     code = (
         "import sys\n"
         "import flows.executor, flows.revise, flows.results, flows.observability\n"
-        "import eval.release_gate, eval.metrics, eval.report, eval.scoring, eval.sets\n"
+        "import eval.release_gate, eval.metrics, eval.report, eval.scoring, eval.frozen_sets\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'prefect'))\n"
     )
     done = subprocess.run(
