@@ -442,7 +442,7 @@ def _near(
             if joined != key and _one_edit(joined, key):
                 return text[window[0][1] : window[-1][2]]
     if isinstance(value, str) and (wanted := values.moment_of(value)) is not None:
-        for moment in values.moments(text):
+        for moment in values.moments(text, both_orders=True):
             shown = text[moment.start : moment.end]
             if _moment_one_off(wanted, moment):
                 return shown
