@@ -293,3 +293,52 @@ def test_durations_in_several_languages():
         (14.0, "days"),
         (90.0, "minutes"),
     ]
+
+
+# ---------------------------------------------------------------- off the request
+
+LOAN_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "loan_payment",
+        "description": "Monthly payment of a fixed-rate loan",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "lender": {"type": "string"},
+                "principal": {"type": "number"},
+                "years": {"type": "integer"},
+            },
+            "required": ["lender", "principal", "years"],
+        },
+    },
+}
+
+
+def loan(request: str, args: dict) -> tool_calls.Validation:
+    run = parse_run(
+        {
+            "question": request,
+            "tools": [LOAN_TOOL],
+            "tool_calls": [{"id": "c1", "name": "loan_payment", "arguments": args}],
+            "tool_results": [],
+        }
+    )
+    return tool_calls.verify_run(run, [], set())[0]
+
+
+def test_a_poorly_fitting_call_needing_numbers_the_request_never_writes_is_off_request():
+    validation = loan("Who painted the Mona Lisa?", {"lender": "Mona", "principal": 1, "years": 1})
+    assert validation.status == "invalid"
+    assert "the request writes no number" in validation.errors[0]
+
+
+def test_a_fitting_call_or_one_whose_numbers_the_user_wrote_is_not_off_request():
+    fitting = loan(
+        "What is the monthly payment of my loan from Acme Bank over ten years?",
+        {"lender": "Acme Bank", "principal": 250000, "years": 10},
+    )
+    assert not any("no number" in e for e in fitting.errors)
+    written = loan("Acme Bank, 250000 over 10 years", {"lender": "Acme Bank", "principal": 250000,
+                                                       "years": 10})  # fmt: skip
+    assert written.status == "valid", written.errors

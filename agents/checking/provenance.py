@@ -5,20 +5,31 @@ taken it from, in order: the tool's declaration (an `enum` or `default` of that 
 user's and system turns (each named by its turn), the results and calls before it. A value is
 `grounded` when, normalised, it equals something there:
 
-- a date or time by its meaning: "2023-11-01T20:00:00" is grounded by "November 1, 2023 at
-  8pm", "20:00" by "8 PM";
-- a number in any writing ("1,234.5", "1.2 million", "$12");
+- a date or time by its meaning, in any common writing and language: "2023-11-01T20:00:00" by
+  "November 1, 2023 at 8pm", "1. November 2023 um 20 Uhr" or "1er novembre 2023 à 20h"; a
+  slashed date that reads either way ("05/03/2027") by both readings; a day's first and last
+  minute by the day; an end by another argument's start plus a duration the user wrote ("at
+  9:15, 40 minutes");
+- a number in any writing and locale ("1,234.5", "1.234,50 €", "1.2 million", "$12"), an
+  amount also in minor units ("€49" grounds 4900);
+- an IPv4 address or CIDR by its octets (a host with or without /32);
+- an enum member by its words in a message (or its currency or unit symbol), else by the
+  declaration, unless the user's words name another member of that enum that no call chose:
+  then it is `changed`, naming the member and the message;
 - any other value by its words with separators and case dropped ("ThinQ_Connect" by "ThinQ
-  Connect"); a value of several words with a digit (an address) by its digits exactly and its
-  words by prefix ("123 Main St" by "123 Main Street").
+  Connect"); a value of several words with a number of its own (an address) by its digits
+  exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
+  same message ("Friedrichstraße 299, Berlin").
 
 A value that is not grounded is `changed` when something there differs from it by one
 character ("10.0.0.6" where the user wrote "10.0.0.5", "2023-11-02T20:00" for "November 1,
-2023 at 8pm"), else `invented` for the kinds a model must not make up (dates and times,
-addresses, IPs, keys, identifiers, e-mails, URLs) and `unverified` for the others (a number or
-text the model may have derived: reported, never flagged). A date is `unverified` rather than
-invented when the conversation dates things relatively ("tomorrow", "next Friday"), which
-cannot be resolved without the run's clock.
+2023 at 8pm", one octet, one digit of an amount of three digits or more, or of two beside the
+argument's name: "12 replicas"), else `invented` for the kinds a model must not make up (dates
+and times, addresses, IPs, keys, identifiers, e-mails, URLs, a code inside a free text) and
+`unverified` for the others (a number or text the model may have derived: reported, never
+flagged). A date is `unverified` rather than invented when the conversation dates things
+relatively ("tomorrow", "next Friday", "in 3 days", a date without its year), which cannot be
+resolved without the run's clock.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from typing import Any
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 FLAGGED = ("changed", "invented")
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
 # a number of fewer digits one digit away is arithmetic or a conversion as often as a copy error
