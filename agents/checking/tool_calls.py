@@ -556,27 +556,24 @@ def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], sc
         return ""
     required = set((schema.get("required") or []) if isinstance(schema, dict) else [])
     checked = [t for t in traces if not required or _top(t.pointer) in required]
+    which = "required argument" if required else "argument"
+    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
+    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
+    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    if unsourced and not wanted & used:
+        return (
+            f"nothing the user wrote occurs in its arguments and the {which}(s) "
+            f"{', '.join(unsourced)} have no source"
+        )
     # a number the tool needs, where the request writes no digit at all: the call's figures
     # come from nowhere, whatever words it took from the request
     numbers = [t.pointer for t in checked if t.kind == "number" and t.status != "grounded"]
     if numbers and not re.search(r"\d", request):
-        which = "required argument" if required else "argument"
         return (
             f"the request writes no number and the {which}(s) {', '.join(numbers)} hold "
             "numbers from no source"
         )
-    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
-    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
-    if wanted & used:
-        return ""
-    unsourced = [t.pointer for t in checked if t.status != "grounded"]
-    if not unsourced:
-        return ""  # every (required) value has a source, or the call passes none
-    which = "required argument" if required else "argument"
-    return (
-        f"nothing the user wrote occurs in its arguments and the {which}(s) "
-        f"{', '.join(unsourced)} have no source"
-    )
+    return ""  # every (required) value has a source, or the call takes the user's words
 
 
 def _top(pointer: str) -> str:
