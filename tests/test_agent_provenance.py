@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import parse_run, provenance, tool_calls
+from agents.checking import parse_run, provenance, structured, tool_calls
 from stages.common import values
 
 PROPERTIES = {
@@ -342,3 +342,30 @@ def test_a_fitting_call_or_one_whose_numbers_the_user_wrote_is_not_off_request()
     written = loan("Acme Bank, 250000 over 10 years", {"lender": "Acme Bank", "principal": 250000,
                                                        "years": 10})  # fmt: skip
     assert written.status == "valid", written.errors
+
+
+# ---------------------------------------------------------------- claims over lists of records
+
+
+EVENTS = {
+    "items": [
+        {"summary": "Lunch with Sam", "start": "2027-10-03T08:00:00"},
+        {"summary": "Hiring panel", "start": "2027-10-03T09:00:00"},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Lunch with Sam at 08:00, Hiring panel at 09:00.", "On October 3, 2027: 09:00 Hiring panel"],
+)
+def test_a_claim_listing_records_each_with_its_own_values_is_supported(claim):
+    leaves = structured.leaves(EVENTS, "list_events", "c1")
+    assert structured.check_claim(claim, leaves, set()).status == "supported"
+
+
+def test_a_claim_pairing_values_of_two_records_is_contradicted_naming_the_leaf():
+    leaves = structured.leaves(EVENTS, "list_events", "c1")
+    verdict = structured.check_claim("09:00 Lunch with Sam", leaves, set())
+    assert verdict.status == "contradicted"
+    assert "list_events#c1/items/0/start" in {f.pointer for f in verdict.contradicted}
