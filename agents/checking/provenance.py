@@ -349,11 +349,13 @@ def _grounded_in(value: Any, kind: str, text: str, tokens: list[tuple[str, int, 
             return False
         if any(_same_number(r, number) for rs, _ in _number_readings(text) for r in rs):
             return True
-        # a long number written with separators ("555-123-4567"); a short one read that way
-        # would accept "12.34" for 1234
-        return len(values.ident_key(str(value))) >= 7 and bool(
-            values.find_ident(str(value), tokens)
-        )
+        # a number that is one word of the text ("6" of "6:30", "200" of "[200,300]"), or a
+        # long one written with separators ("555-123-4567"); a short one read across
+        # separators would accept "12.34" for 1234
+        key = values.ident_key(str(value))
+        if any(t == key for t, _, _ in tokens):
+            return True
+        return len(key) >= 7 and bool(values.find_ident(str(value), tokens))
     if kind == "boolean":
         return True
     if kind == "ip" and (wanted := _ip_parts(str(value))) is not None:
