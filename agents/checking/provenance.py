@@ -5,20 +5,31 @@ taken it from, in order: the tool's declaration (an `enum` or `default` of that 
 user's and system turns (each named by its turn), the results and calls before it. A value is
 `grounded` when, normalised, it equals something there:
 
-- a date or time by its meaning: "2023-11-01T20:00:00" is grounded by "November 1, 2023 at
-  8pm", "20:00" by "8 PM";
-- a number in any writing ("1,234.5", "1.2 million", "$12");
+- a date or time by its meaning, in any common writing and language: "2023-11-01T20:00:00" by
+  "November 1, 2023 at 8pm", "1. November 2023 um 20 Uhr" or "1er novembre 2023 à 20h"; a
+  slashed date that reads either way ("05/03/2027") by both readings; a day's first and last
+  minute by the day; an end by another argument's start plus a duration the user wrote ("at
+  9:15, 40 minutes");
+- a number in any writing and locale ("1,234.5", "1.234,50 €", "1.2 million", "$12"), an
+  amount also in minor units ("€49" grounds 4900);
+- an IPv4 address or CIDR by its octets (a host with or without /32);
+- an enum member by its words in a message (or its currency or unit symbol), else by the
+  declaration, unless the user's words name another member of that enum that no call chose:
+  then it is `changed`, naming the member and the message;
 - any other value by its words with separators and case dropped ("ThinQ_Connect" by "ThinQ
-  Connect"); a value of several words with a digit (an address) by its digits exactly and its
-  words by prefix ("123 Main St" by "123 Main Street").
+  Connect"); a value of several words with a number of its own (an address) by its digits
+  exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
+  same message ("Friedrichstraße 299, Berlin").
 
 A value that is not grounded is `changed` when something there differs from it by one
 character ("10.0.0.6" where the user wrote "10.0.0.5", "2023-11-02T20:00" for "November 1,
-2023 at 8pm"), else `invented` for the kinds a model must not make up (dates and times,
-addresses, IPs, keys, identifiers, e-mails, URLs) and `unverified` for the others (a number or
-text the model may have derived: reported, never flagged). A date is `unverified` rather than
-invented when the conversation dates things relatively ("tomorrow", "next Friday"), which
-cannot be resolved without the run's clock.
+2023 at 8pm", one octet, one digit of an amount of three digits or more, or of two beside the
+argument's name: "12 replicas"), else `invented` for the kinds a model must not make up (dates
+and times, addresses, IPs, keys, identifiers, e-mails, URLs, a code inside a free text) and
+`unverified` for the others (a number or text the model may have derived: reported, never
+flagged). A date is `unverified` rather than invented when the conversation dates things
+relatively ("tomorrow", "next Friday", "in 3 days", a date without its year), which cannot be
+resolved without the run's clock.
 """
 
 from __future__ import annotations
@@ -26,37 +37,99 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 FLAGGED = ("changed", "invented")
-MIN_NEAR_CHARS = 3  # "4" for "3 adults and 1 child" is arithmetic, not a copy error
+MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
+# a number of fewer digits one digit away is arithmetic or a conversion as often as a copy error
+# ("4" for "3 adults and 1 child", 70 for "5 ft 10 in"), unless written beside the argument's
+# own name ("scale to 12 replicas" for `replicas`)
+MIN_NEAR_DIGITS = 3
 IP_RE = re.compile(
-    r"^(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?$|^[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}$", re.I
+    r"^(?:\d{1,3}\.){3}\d{1,3}(?::\d+|/\d{1,2})?$|^[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:/\d{1,3})?$",
+    re.I,
 )
+IPV4_IN_TEXT_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?:/\d{1,2})?(?![\w/]|\.\d)")
+# a code inside free text: a word of four digits or more that is not a plain number or date,
+# with letters or separators ("E40213" in "Covering: Tom Becker (E40213)", "2026.06.01-3")
+EMBEDDED_ID_RE = re.compile(r"(?<![\w.-])(?=(?:[\w.-]*?\d){4})\w[\w.-]*\w(?![\w-]|\.\w)")
 EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 URL_RE = re.compile(r"^(?:https?|ftp|s3|gs)://|^www\.", re.I)
 KEY_RE = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w.:/-]{6,}$")
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_DAYS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|miercoles|jueves|"
+    "viernes|sabado|domingo|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|"
+    "mardi|mercredi|jeudi|vendredi|samedi|dimanche"
+)
 _SPANS = "days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|quarters?"
 RELATIVE_DATE_RE = re.compile(
     rf"\b(?:today|tonight|tomorrow|yesterday|now|ago|later|{_DAYS}|"
     rf"(?:next|last|this|coming|past|previous|following)\s+(?:{_SPANS}|{_DAYS}|morning|evening|"
-    rf"afternoon)|(?:day|week|month) (?:before|after)|\d+\s*(?:{_SPANS})|"
+    rf"afternoon)|(?:day|week|month) (?:before|after)|in\s+\d+\s*(?:{_SPANS})|"
+    rf"\d+\s*(?:{_SPANS})\s+(?:from|after|before|later|earlier)|"
     r"hoy|mañana|ayer|heute|morgen|gestern|aujourd'hui|demain|hier|oggi|domani|ieri|"
     r"vandaag|今日|明日|今天|明天)\b",
     re.IGNORECASE,
 )
-# A date without its year ("on Nov 1", "1er novembre"): the model adds the year
-_MONTHS = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+# A date without its year ("on Nov 1", "1er novembre", "el 3 de mayo"): the model adds the year
+_MONTHS = "(?:" + "|".join(sorted(values.MONTHS, key=len, reverse=True)) + ")"
 MONTH_DAY_RE = re.compile(
     rf"\b{_MONTHS}\.?\s*\d{{1,2}}(?:st|nd|rd|th)?\b(?!,?\s*\d{{4}})|"
-    rf"\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTHS}\b(?!,?\s*\d{{4}})",
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?{_MONTHS}\b"
+    rf"(?!\.?,?\s*(?:de\s+|del\s+)?\d{{4}})",
     re.IGNORECASE,
 )
+# a duration the user gave ("30 min", "45 Minuten", "3 nights", "2 semanas"): an end computed
+# from a start is grounded by the two
+DURATION_RE = re.compile(
+    r"(?<![\w.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?P<unit>min(?:ute)?s?|minut[oe]s?|minuten|mn|"
+    r"h|hrs?|hours?|heures?|horas?|stunden?|ore|days?|d[ií]as?|jours?|tage?n?|giorni|nights?|"
+    r"noches?|nuits?|n[aä]chte?|notti|weeks?|semanas?|semaines?|wochen?|settimane?)\b",
+    re.IGNORECASE,
+)
+# unit prefixes (folded) -> minutes or days, in the order they are tried
+_UNIT_PREFIXES = (
+    ("min", 1, "minutes"),
+    ("mn", 1, "minutes"),
+    ("h", 60, "minutes"),
+    ("stund", 60, "minutes"),
+    ("ore", 60, "minutes"),
+    ("sem", 7, "days"),
+    ("set", 7, "days"),
+    ("w", 7, "days"),
+    ("", 1, "days"),  # days, días, jours, Tage, giorni, nights, noches, nuits, Nächte, notti
+)
+
+
+def durations(text: str) -> list[tuple[float, str]]:
+    """(amount, "minutes" | "days") of each duration written in a text."""
+    found = []
+    for match in DURATION_RE.finditer(values.fold_keeping_length(text)):
+        amount = float(match.group("n").replace(",", "."))
+        unit = match.group("unit").lower()
+        _, scale, kind = next(u for u in _UNIT_PREFIXES if unit.startswith(u[0]))
+        found.append((amount * scale, kind))
+    return found
+
+
+def is_relative(text: str) -> bool:
+    """The text dates something relative to the run's clock ("tomorrow", "next Friday", "in 3
+    days", a date without its year); a weekday written beside its full date ("Tuesday, May 4,
+    2027") is not."""
+    dated = [m.start for m in values.moments(text) if m.date and len(m.date) == 10]
+    folded = values.fold_keeping_length(text)
+    for match in RELATIVE_DATE_RE.finditer(folded):
+        if re.fullmatch(_DAYS, match.group(0), re.IGNORECASE) and any(
+            0 <= start - match.end() <= 4 for start in dated
+        ):
+            continue
+        return True
+    return bool(MONTH_DAY_RE.search(folded))
 
 
 @dataclass
@@ -79,6 +152,11 @@ class Trace:
         return dict(self.__dict__)
 
     def error(self, tool: str) -> str:
+        if self.status == "changed" and self.kind == "enum":
+            return (
+                f"changed enum value at '{self.pointer}': {self.value!r} where {self.source} "
+                f"names {self.near!r}, another member of the tool's enum"
+            )
         if self.status == "changed":
             return (
                 f"changed value at '{self.pointer}': {self.value!r} differs by one character "
@@ -143,9 +221,12 @@ def kind_of(value: Any, key: str = "") -> str:
     if values.number_of(text) is not None:
         return "number"
     words = [t for t, _, _ in values.tokens_with_spans(text)]
+    # an address has a number of its own (a house number, a postcode) beside words; a text
+    # whose digits sit inside a code ("Double charge on order ORD-53278") is a text
+    standalone = [w.strip(",.;:()") for w in text.split()]
     if (
         " " in text
-        and any(w.isdigit() for w in words)
+        and any(w.isdigit() for w in standalone)
         and any(w.isalpha() and len(w) > 1 for w in words)
     ):
         return "address"
@@ -157,8 +238,9 @@ def kind_of(value: Any, key: str = "") -> str:
 CHECKED_KINDS = ("date", "time", "datetime", "ip", "email", "url", "key", "address")
 
 
-def declared(schema: Any, pointer: str) -> list[Source]:
-    """The enum values and default a tool's schema declares for the argument at `pointer`."""
+def _argument_schema(schema: Any, pointer: str) -> dict:
+    """The declaration of the argument at `pointer` ({} when the schema does not declare it);
+    for an array of enum values, its items' declaration with the array's default."""
     node = schema if isinstance(schema, dict) else {}
     for part in [p for p in pointer.split("/") if p]:
         if part.isdigit() and isinstance(node.get("items"), dict):
@@ -169,9 +251,15 @@ def declared(schema: Any, pointer: str) -> list[Source]:
         if isinstance(props, dict) and isinstance(props.get(name), dict):
             node = props[name]
         else:
-            return []
+            return {}
     if isinstance(node.get("items"), dict):  # an array of enum values: each item's enum
         node = {**node["items"], **{k: v for k, v in node.items() if k == "default"}}
+    return node
+
+
+def declared(schema: Any, pointer: str) -> list[Source]:
+    """The enum values and default a tool's schema declares for the argument at `pointer`."""
+    node = _argument_schema(schema, pointer)
     sources = []
     if isinstance(node.get("enum"), list):
         sources.append(Source("the tool's declared enum", "\n".join(map(_flat, node["enum"]))))
@@ -202,23 +290,76 @@ def sources_before(run: AgentRun, call: ToolCall, allowlist: list[str]) -> list[
     return sources
 
 
+def _number_readings(text: str) -> list[tuple[set[float], values.Quantity]]:
+    """Each number of a text with every value its writing may mean: as read, its other
+    locale's reading ("4.800"), before its scale, a percent as a share, and an amount with a
+    currency in minor units (Stripe's cents: "€49" is 4900)."""
+    found = []
+    for quantity in values.quantities(text):
+        readings = quantity.readings()
+        if quantity.unit == "percent":
+            readings |= {r / 100 for r in readings}
+        if quantity.currency:
+            readings |= {round(r * 100, 6) for r in readings}
+        found.append((readings, quantity))
+    return found
+
+
+def _same_number(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a))
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else values.number_of(value)
+
+
+def _ip_parts(text: str) -> tuple[tuple[int, ...], int | None] | None:
+    """(octets, prefix) of an IPv4 address or CIDR ("10.0.0.5", "85.93.32.142/32")."""
+    address, _, prefix = text.strip().partition("/")
+    parts = address.split(".")
+    if len(parts) != 4 or not all(p.isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts), int(prefix) if prefix.isdigit() else None
+
+
+def _same_host(a: int | None, b: int | None) -> bool:
+    """Two prefixes that name the same network: equal, or a host written with or without its
+    /32."""
+    return a == b or {a, b} <= {None, 32}
+
+
+def _ips_in(text: str) -> list[tuple[tuple[int, ...], int | None, str]]:
+    found = []
+    for match in IPV4_IN_TEXT_RE.finditer(text):
+        parts = _ip_parts(match.group(0))
+        if parts:
+            found.append((*parts, match.group(0)))
+    return found
+
+
 def _grounded_in(value: Any, kind: str, text: str, tokens: list[tuple[str, int, int]]) -> bool:
     if kind in ("date", "time", "datetime"):
         wanted = values.moment_of(str(value))
-        return wanted is not None and any(_same_when(wanted, m) for m in values.moments(text))
+        return wanted is not None and any(
+            _same_when(wanted, m) for m in values.moments(text, both_orders=True)
+        )
     if kind == "number":
-        number = float(value) if isinstance(value, int | float) else values.number_of(value)
+        number = _number(value)
         if number is None:
             return False
-        for quantity in values.quantities(text):
-            for written in (quantity.value, quantity.written):
-                if abs(written - number) <= 1e-9 * max(1.0, abs(number)):
-                    return True
-            if quantity.unit == "percent" and abs(quantity.value / 100 - number) <= 1e-9:
-                return True
-        return bool(values.find_ident(str(value), tokens))
+        if any(_same_number(r, number) for rs, _ in _number_readings(text) for r in rs):
+            return True
+        # a number that is one word of the text ("6" of "6:30", "200" of "[200,300]"), or a
+        # long one written with separators ("555-123-4567"); a short one read across
+        # separators would accept "12.34" for 1234
+        key = values.ident_key(str(value))
+        if any(t == key for t, _, _ in tokens):
+            return True
+        return len(key) >= 7 and bool(values.find_ident(str(value), tokens))
     if kind == "boolean":
         return True
+    if kind == "ip" and (wanted := _ip_parts(str(value))) is not None:
+        return any(o == wanted[0] and _same_host(p, wanted[1]) for o, p, _ in _ips_in(text))
     if values.find_ident(str(value), tokens):
         return True
     if kind == "address":
@@ -234,13 +375,21 @@ def _same_when(wanted: values.Moment, known: values.Moment) -> bool:
     if wanted.time is not None and known.time is not None:
         other = known.at(wanted.offset) if wanted.offset is not None else known
         return other.time == wanted.time
-    # a time the written date does not state is not grounded by it (midnight: a bare date)
-    return wanted.time is None or wanted.time == "00:00"
+    # a time the written date does not state is not grounded by it, but for the day's own
+    # bounds (a range over "October 3": 00:00 to 23:59:59)
+    return wanted.time is None or (wanted.time in ("00:00", "23:59") and known.date is not None)
 
 
 def _address_in(value: str, tokens: list[tuple[str, int, int]]) -> bool:
     """'123 Main St' in '… 123 Main Street …': its digit groups exactly, in order and next to
-    each other, each word as a prefix of the word at its place."""
+    each other, each word as a prefix of the word at its place; an address of parts
+    ('Friedrichstraße 299, Berlin') when each part is in the same text."""
+    parts = [p for p in value.split(",") if p.strip()]
+    if len(parts) > 1:
+        return all(
+            _address_in(p, tokens) if any(c.isdigit() for c in p) else values.find_ident(p, tokens)
+            for p in parts
+        )
     wanted = [t for t, _, _ in values.tokens_with_spans(value)]
     words = [t for t, _, _ in tokens]
     for start in range(len(words) - len(wanted) + 1):
@@ -253,19 +402,51 @@ def _address_in(value: str, tokens: list[tuple[str, int, int]]) -> bool:
     return False
 
 
-def _near(value: Any, tokens: list[tuple[str, int, int]], text: str) -> str | None:
+def _random_case(value: str) -> bool:
+    """A generated key without digits ("cus_EbYPTLjTvsLDGF"): lower-to-upper case changes
+    inside its words, which names and camelCase words have at most once."""
+    return " " not in value and len(re.findall(r"[a-z][A-Z]", value)) >= 2
+
+
+def _beside(name: str, start: int, end: int, tokens: list[tuple[str, int, int]]) -> bool:
+    """The word just before or after text[start:end] is the argument's name (or its form)."""
+    words = [w for w in values.key_words(name) if len(w) >= 3]
+    before = [t for t, _, e in tokens if e <= start][-1:]
+    after = [t for t, s, _ in tokens if s >= end][:1]
+    return any(t.startswith(w[:4]) and w.startswith(t[:4]) for t in before + after for w in words)
+
+
+def _near(
+    value: Any, tokens: list[tuple[str, int, int]], text: str, kind: str, name: str = ""
+) -> str | None:
     """Something of the source one character away from the value: a copy error."""
     key = values.ident_key(str(value))
-    if len(key) < MIN_NEAR_CHARS or not any(c.isdigit() for c in key):
-        return None  # a word one letter away is a plural or an inflection, not a copy error
-    number = float(value) if isinstance(value, int | float) else values.number_of(value)
+    number = _number(value) if kind == "number" else None
     if number is not None:
         shown = _digits(number)
-        for quantity in values.quantities(text):
-            for written in {quantity.value, quantity.written}:
-                if _one_edit(_digits(written), shown, substitution_only=True):
-                    return text[quantity.start : quantity.end]
+        short = len(shown.replace(".", "")) < MIN_NEAR_DIGITS
+        if short and len(shown) < 2:
+            return None
+        for readings, quantity in _number_readings(text):
+            if short and not _beside(name, quantity.start, quantity.end, tokens):
+                continue
+            if any(_one_edit(_digits(r), shown, substitution_only=True) for r in readings):
+                return text[quantity.start : quantity.end]
         return None
+    if kind == "ip" and (wanted := _ip_parts(str(value))) is not None:
+        for octets, prefix, shown in _ips_in(text):
+            differ = [(a, b) for a, b in zip(octets, wanted[0], strict=True) if a != b]
+            if (
+                len(differ) == 1
+                and _one_edit(str(differ[0][0]), str(differ[0][1]))
+                and _same_host(prefix, wanted[1])
+            ):
+                return shown
+        return None
+    if len(key) < MIN_NEAR_CHARS:
+        return None
+    if not any(c.isdigit() for c in key) and not _random_case(str(value)):
+        return None  # a word one letter away is a plural or an inflection, not a copy error
     size = len(values.tokens_with_spans(str(value))) or 1
     for width in {size - 1, size, size + 1} - {0}:
         for start in range(len(tokens) - width + 1):
@@ -274,7 +455,7 @@ def _near(value: Any, tokens: list[tuple[str, int, int]], text: str) -> str | No
             if joined != key and _one_edit(joined, key):
                 return text[window[0][1] : window[-1][2]]
     if isinstance(value, str) and (wanted := values.moment_of(value)) is not None:
-        for moment in values.moments(text):
+        for moment in values.moments(text, both_orders=True):
             shown = text[moment.start : moment.end]
             if _moment_one_off(wanted, moment):
                 return shown
@@ -282,7 +463,7 @@ def _near(value: Any, tokens: list[tuple[str, int, int]], text: str) -> str | No
 
 
 def _digits(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else repr(float(number))
+    return str(int(number)) if float(number).is_integer() else repr(round(float(number), 6))
 
 
 def _moment_one_off(wanted: values.Moment, known: values.Moment) -> bool:
@@ -306,6 +487,86 @@ def _one_edit(a: str, b: str, substitution_only: bool = False) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+def _when(moment: values.Moment) -> datetime | None:
+    if not moment.date or len(moment.date) != 10:
+        return None
+    return datetime.fromisoformat(f"{moment.date}T{moment.time or '00:00'}")
+
+
+def _derived(
+    value: Any, pointer: str, leaves: list[tuple[str, str, Any]], spans: list[tuple[float, str]]
+) -> str | None:
+    """An end the model computed: another date or time of the same call plus a duration the
+    user wrote ("at 18:00, 30 minutes" -> end 18:30; "from June 1 for 3 nights" -> June 4).
+    Returns the other argument's pointer."""
+    wanted = values.moment_of(str(value))
+    end = _when(wanted) if wanted else None
+    if end is None:
+        return None
+    for other, _, start_value in leaves:
+        start_moment = values.moment_of(str(start_value)) if other != pointer else None
+        start = _when(start_moment) if start_moment else None
+        if start is None:
+            continue
+        for amount, unit in spans:
+            step = timedelta(minutes=amount) if unit == "minutes" else timedelta(days=amount)
+            if unit == "days" and wanted.time != (start_moment.time if start_moment else None):
+                continue
+            if start + step == end:
+                return other
+    return None
+
+
+def _named(member: str, text: str, tokens: list[tuple[str, int, int]]) -> bool:
+    """A message names an enum member: its words in a row, case and separators aside
+    ("IN_TRANSIT" in "in transit"), or its currency or unit written as a symbol ("€" for
+    "eur", "°C" for "celsius")."""
+    if values.find_ident(member, tokens):
+        return True
+    key = values.ident_key(member)
+    return any(key in (q.currency, q.unit) for q in values.quantities(text))
+
+
+def _inflected(member: str, tokens: list[tuple[str, int, int]]) -> bool:
+    """Each word of a member in a message in some form ("ratings" for "rating",
+    "chronologically" for "chronological", "toll" for "tolls"): how a user names the member
+    the call chose, never taken as naming another."""
+    words = {t for t, _, _ in tokens}
+    wanted = values.key_words(member)
+    return bool(wanted) and all(
+        any(w.startswith(m) or (len(w) >= 4 and m.startswith(w)) for w in words) for m in wanted
+    )
+
+
+def _enum_choice(
+    value: Any,
+    enum: Any,
+    tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
+    chosen_elsewhere: set[str],
+) -> tuple[str, str | None, str | None]:
+    """How a declared enum member was chosen: ("grounded", message, None) when a message
+    names it; ("changed", user turn, other member) when the user's words name another member
+    of the enum that no call of the run chose, and none names this one; ("declared", None,
+    None) otherwise (the tool's own choice: a default, a member the request implies)."""
+    if not isinstance(enum, list) or not isinstance(value, str) or value not in enum:
+        return "declared", None, None
+    for source, tokens in tokenized:
+        if _named(value, source.text, tokens) or _inflected(value, tokens):
+            return "grounded", source.name, None
+    members = [
+        m
+        for m in enum
+        if isinstance(m, str) and m not in chosen_elsewhere and re.search(r"[^\W\d]", m)
+    ]
+    for source, tokens in tokenized:
+        if not source.name.startswith("user turn"):
+            continue
+        named = [m for m in members if m != value and _named(m, source.text, tokens)]
+        if len(named) == 1:
+            return "changed", source.name, named[0]
+    return "declared", None, None
+
+
 def trace_call(
     call: ToolCall, run: AgentRun, allowlist: list[str], identifiers: set[str]
 ) -> list[Trace]:
@@ -316,16 +577,30 @@ def trace_call(
     schema = (run.tools or {}).get(call.name)
     sources = sources_before(run, call, allowlist)
     tokenized = [(s, values.tokens_with_spans(s.text)) for s in sources]
-    relative = any(
-        RELATIVE_DATE_RE.search(s.text) or MONTH_DAY_RE.search(s.text)
-        for s in sources
-        if s.name.startswith("user turn")
-    )
+    users = [s for s in sources if s.name.startswith("user turn")]
+    relative = any(is_relative(s.text) for s in users)
+    spans = [d for s in users for d in durations(s.text)]
+    leaves = arg_leaves(call.args)
+    # values the run's calls chose (a user naming two members for two calls or two items)
+    chosen = {
+        str(v)
+        for c in run.calls
+        for _, _, v in arg_leaves(c.args if not c.args_error else {})
+        if isinstance(v, str)
+    }
     traces = []
-    for pointer, key, value in arg_leaves(call.args):
+    for pointer, key, value in leaves:
         kind = kind_of(value, key)
         if kind == "text" and str(value) in identifiers:
             kind = "identifier"
+        node = _argument_schema(schema, pointer)
+        how, where, other = _enum_choice(value, node.get("enum"), tokenized, chosen)
+        if how == "grounded":
+            traces.append(Trace(pointer, value, kind, "grounded", where))
+            continue
+        if how == "changed":
+            traces.append(Trace(pointer, value, "enum", "changed", where, other))
+            continue
         own = [(s, values.tokens_with_spans(s.text)) for s in declared(schema, pointer)]
         found = next(
             (s.name for s, tokens in own + tokenized if _grounded_in(value, kind, s.text, tokens)),
@@ -334,8 +609,19 @@ def trace_call(
         if found is not None:
             traces.append(Trace(pointer, value, kind, "grounded", found))
             continue
+        if kind in ("date", "time", "datetime") and (
+            base := _derived(value, pointer, leaves, spans)
+        ):
+            traces.append(
+                Trace(pointer, value, kind, "grounded", f"'{base}' plus a duration the user gave")
+            )
+            continue
         near = next(
-            ((s.name, n) for s, tokens in tokenized if (n := _near(value, tokens, s.text))),
+            (
+                (s.name, n)
+                for s, tokens in tokenized
+                if (n := _near(value, tokens, s.text, kind, key))
+            ),
             None,
         )
         if kind in ("date", "datetime") and relative:
@@ -345,6 +631,27 @@ def trace_call(
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
+        elif kind in ("text", "address") and (missing := _unsourced_ids(str(value), tokenized)):
+            traces.append(Trace(pointer, missing[0], "key", "invented"))
         else:
             traces.append(Trace(pointer, value, kind, "unverified"))
     return traces
+
+
+def _unsourced_ids(
+    value: str, tokenized: list[tuple[Source, list[tuple[str, int, int]]]]
+) -> list[str]:
+    """The codes inside a free text ("E40213" in "Covering: Tom Becker (E40213)") that no
+    message holds."""
+    codes = [
+        m.group(0)
+        for m in EMBEDDED_ID_RE.finditer(value)
+        if not m.group(0).isdigit()
+        and values.number_of(m.group(0)) is None
+        and values.moment_of(m.group(0)) is None
+    ]
+    return [
+        code
+        for code in codes
+        if not any(values.find_ident(code, tokens) for _, tokens in tokenized)
+    ]

@@ -27,7 +27,7 @@ from agents.checking.formats import AgentRun
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # The words a restatement of a result uses around its keys and values.
 _CONNECTIVES = (
@@ -324,6 +324,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     # a string value the claim names by its key but gives otherwise
     in_scope = [leaf for leaf in strings if _in_scope(leaf, parents, strings)]
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
+    contradicted += _mixed_records(matched, leaves_, derived)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
@@ -345,6 +346,58 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
+
+
+ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
+
+
+def _holds(element: str, value: Any) -> bool:
+    """The claim's element states this leaf's value (a date or time, a number, a name)."""
+    moment = values.moment_of(value)
+    if moment is not None:
+        return any(values.same_moment(m, moment) for m in values.moments(element))
+    number = values.number_of(value)
+    if number is not None:
+        return any(values.same_number(q, number) for q in values.quantities(element))
+    return values.ident_key(str(value)) == values.ident_key(element)
+
+
+def _mixed_records(matched: list[Finding], leaves_: list[Leaf], derived: set[str]) -> list[Finding]:
+    """Two elements of one claim matched in two records of one list, where neither record
+    holds both ("09:00 Lunch with Sam" when Lunch with Sam is the first event, at 08:00, and
+    09:00 the second's start), and the claim names nothing else of the second record in the
+    first's place ("Lunch with Sam at 08:00, Hiring panel at 09:00" lists two records): the
+    claim pairs what the result keeps apart. The element is reported against the leaf of its
+    partner's record that says otherwise."""
+    by_anchor = {leaf.anchor(): leaf for leaf in leaves_}
+    found = []
+    for a in matched:
+        for b in matched:
+            one, two = ITEM_RE.match(a.pointer), ITEM_RE.match(b.pointer)
+            if a is b or not one or not two or a.pointer in derived or b.pointer in derived:
+                continue
+            if one["list"] != two["list"] or one["index"] == two["index"]:
+                continue
+            b_in_a = by_anchor.get(f"{one['list']}/{one['index']}{two['rest']}")
+            a_in_b = by_anchor.get(f"{two['list']}/{two['index']}{one['rest']}")
+            if b_in_a is None or a_in_b is None:
+                continue
+            if _holds(b.element, b_in_a.value) or _holds(a.element, a_in_b.value):
+                continue
+            own = [ITEM_RE.match(c.pointer) for c in matched if c is not a]
+            if any(
+                m
+                and m["list"] == two["list"]
+                and m["index"] == two["index"]
+                and m["rest"] == one["rest"]
+                for m in own
+            ):
+                continue  # b's own record is named beside it: a list of records in one claim
+            if not any(f.element == b.element for f in found):
+                found.append(
+                    Finding(b.element, b_in_a.anchor(), b_in_a.value, "contradicts", b.start, b.end)
+                )
+    return found
 
 
 def _in_scope(leaf: Leaf, parents: set[str], rivals: list[Leaf]) -> bool:

@@ -23,7 +23,8 @@ compared in meaning to the request or one of its sentences (cosine >= FIT_SIMILA
 model cannot be loaded, the lexical rule (a shared content word). The model reads English only,
 and real requests it was not fitted on fell under the line, so a poor fit alone is a warning in
 the report; the call is rejected only on evidence that holds in any language (`off_request`:
-nothing the user wrote occurs in its arguments and a required argument has no source).
+nothing the user wrote occurs in its arguments and a required argument has no source, or the
+request writes no digit and a required number argument has a value from no source).
 Free-text tools (search, lookup, query…) and calls passing an identifier the user wrote are
 exempt.
 
@@ -57,7 +58,7 @@ from stages.common.text import (
 from stages.guardrails import groundedness
 from stages.models import embeddings
 
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
@@ -548,23 +549,31 @@ def _without_declared_defaults(
 def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], schema: Any) -> str:
     """Why a call is off the request on evidence that holds in any language ("" when there is
     none): nothing of what the user wrote occurs in the call's arguments, and a required
-    argument has a value from no source. A similarity alone never rejects a call."""
+    argument has a value from no source; or the request writes no digit and a required number
+    argument has a value from no source. Asked only of a call whose tool fit is poor: a
+    similarity alone never rejects a call."""
     if call.args_error or not isinstance(call.args, dict):
-        return ""
-    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
-    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
-    if wanted & used:
         return ""
     required = set((schema.get("required") or []) if isinstance(schema, dict) else [])
     checked = [t for t in traces if not required or _top(t.pointer) in required]
-    unsourced = [t.pointer for t in checked if t.status != "grounded"]
-    if not unsourced:
-        return ""  # every (required) value has a source, or the call passes none
     which = "required argument" if required else "argument"
-    return (
-        f"nothing the user wrote occurs in its arguments and the {which}(s) "
-        f"{', '.join(unsourced)} have no source"
-    )
+    wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
+    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
+    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    if unsourced and not wanted & used:
+        return (
+            f"nothing the user wrote occurs in its arguments and the {which}(s) "
+            f"{', '.join(unsourced)} have no source"
+        )
+    # a number the tool needs, where the request writes no digit at all: the call's figures
+    # come from nowhere, whatever words it took from the request
+    numbers = [t.pointer for t in checked if t.kind == "number" and t.status != "grounded"]
+    if numbers and not re.search(r"\d", request):
+        return (
+            f"the request writes no number and the {which}(s) {', '.join(numbers)} hold "
+            "numbers from no source"
+        )
+    return ""  # every (required) value has a source, or the call takes the user's words
 
 
 def _top(pointer: str) -> str:

@@ -21,8 +21,6 @@ from datetime import datetime, timedelta
 
 from dateutil import parser as dateutil_parser
 
-from stages.common.text import DATE_PATTERNS, MONTHS
-
 WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -150,11 +148,18 @@ UNITS = {
     "gb": "gb",
     "mb": "mb",
 }
-_NUMBER = r"\d{1,3}(?:[,\u202f\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+# a decimal comma ("89,99 €", "12,5 %") only before a currency or unit: "5,10 and 15" is a list
+_UNIT_AFTER = "|".join(
+    re.escape(u) for u in sorted({*CURRENCY_CODES, *UNITS, "€", "$", "£", "¥", "₹"}, key=len)[::-1]
+)
+_NUMBER = (
+    r"\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
+    rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))|\d+(?:\.\d+)?|\.\d+"
+)
 QUANTITY_RE = re.compile(
     r"(?<![\w.])(?P<sign>[-−+])?(?P<cur>US\$|[$€£¥₹])?\s?(?P<num>" + _NUMBER + r")(?![\w.]*\d)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|[kKmMbB])\b)?"
-    r"(?:\s?(?P<unit>%|percent\b|°\s?[CF]\b|degrees?(?:\s(?:fahrenheit|celsius|[CF]\b))?|"
+    r"(?:\s?(?P<unit>%|[€$£¥₹]|percent\b|°\s?[CF]\b|degrees?(?:\s(?:fahrenheit|celsius|[CF]\b))?|"
     r"[A-Za-z]{1,10}\b))?",
 )
 
@@ -168,6 +173,13 @@ class Quantity:
     currency: str | None  # usd, eur, …
     start: int
     end: int
+    # the other reading of a number whose separator is ambiguous: "4.800" is 4.8 in English
+    # and 4800 in German, Spanish or French (None: one reading)
+    alt: float | None = None
+
+    def readings(self) -> set[float]:
+        """Every value the writing may mean: as read, its other reading, before its scale."""
+        return {self.value, self.written} | ({self.alt} if self.alt is not None else set())
 
 
 def _unit(raw: str | None) -> tuple[str | None, str | None]:
@@ -175,6 +187,8 @@ def _unit(raw: str | None) -> tuple[str | None, str | None]:
     if not raw:
         return None, None
     word = fold(raw).replace(" ", "")
+    if word in CURRENCY_SYMBOLS:  # "1.250,50 €": the symbol after the number
+        return None, CURRENCY_SYMBOLS[word]
     word = word.removeprefix("degrees").removeprefix("degree") or word
     if word in CURRENCY_CODES:
         return None, CURRENCY_CODES[word]
@@ -187,12 +201,10 @@ def quantities(text: str) -> list[Quantity]:
     blanked = _blank(text, [(m.start, m.end) for m in moments(text)])
     found = []
     for match in QUANTITY_RE.finditer(blanked):
-        raw = re.sub(r"[,\u202f\u00a0 ']", "", match.group("num"))
-        try:
-            value = float(raw)
-        except ValueError:
+        parsed = parse_number(match.group("num"))
+        if parsed is None:
             continue
-        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        value, decimals, alt = parsed
         written = value
         scale_word = match.group("scale")
         end = match.end("num")
@@ -210,8 +222,37 @@ def quantities(text: str) -> list[Quantity]:
             end = match.end("unit")
         currency = CURRENCY_SYMBOLS.get(fold(symbol)) if symbol else currency
         start = match.start("cur") if symbol else match.start("num")
-        found.append(Quantity(value, decimals, written, unit, currency, start, end))
+        found.append(Quantity(value, decimals, written, unit, currency, start, end, alt))
     return found
+
+
+def parse_number(raw: str) -> tuple[float, int, float | None] | None:
+    """(value, decimals written, other reading) of a number as written in any common locale:
+    "1,234.50" and "1.234,50" and "1 234,50" are 1234.5; "89,99" is 89.99; "1,250" is 1250
+    (a comma before three digits groups them); "4.800" is 4.8 with 4800 as its other reading
+    (a dot before three digits is a decimal point in English, a group in German)."""
+    text = re.sub(r"[\u202f\u00a0 ']", "", raw)
+    alt = None
+    if "," in text and "." in text:
+        point = "," if text.rfind(",") > text.rfind(".") else "."
+        group = "." if point == "," else ","
+        text = text.replace(group, "").replace(point, ".")
+    elif "," in text:
+        parts = text.split(",")
+        if len(parts) == 2 and len(parts[1]) != 3:
+            text = text.replace(",", ".")
+        else:
+            text = text.replace(",", "")
+    elif text.count(".") > 1:
+        text = text.replace(".", "")
+    elif "." in text and len(text.split(".")[1]) == 3 and 0 < len(text.split(".")[0]) <= 3:
+        alt = float(text.replace(".", ""))
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return value, decimals, alt
 
 
 @functools.lru_cache(maxsize=16384, typed=True)  # a result's leaves, read for each claim
@@ -273,7 +314,54 @@ TIME_RE = re.compile(
     re.IGNORECASE,
 )
 NUMERIC_DATE_RE = re.compile(
-    r"(?<![\w/.-])(?P<a>\d{1,4})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{2,4})(?![\w/.-]|\.\d)"
+    r"(?<![\w/.-])(?P<a>\d{1,4})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{2,4})"
+    r"(?![\w/-]|[.:]\d)"  # a full stop after the year ends the sentence, not the date
+)
+# Month names as the calendars of the languages people write requests in name them
+# (English, Spanish, French, German, Italian, Portuguese, Dutch), folded (no accents)
+_MONTH_NAMES = (
+    "january jan enero janvier janv januar janner jaenner gennaio janeiro januari",
+    "february feb febrero fevrier fevr februar febbraio fevereiro februari",
+    "march mar marzo mars marz maerz marco maart",
+    "april apr abril avril aprile",
+    "may mayo mai maggio maio mei",
+    "june jun junio juin juni giugno junho",
+    "july jul julio juillet juil juli luglio julho",
+    "august aug agosto aout augustus",
+    "september sep sept septiembre setiembre septembre settembre setembro",
+    "october oct octubre octobre oktober okt ottobre outubro",
+    "november nov noviembre novembre novembro",
+    "december dec diciembre dic decembre dezember dez dicembre dezembro",
+)
+MONTHS = {name: n for n, names in enumerate(_MONTH_NAMES, start=1) for name in names.split()}
+_MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# a day's ordinal or the words between day, month and year: "1st", "1er", "2.", "1º",
+# "12 de septiembre de 2027", "the 3rd of May"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th|er|\.|º|°)?"
+DATE_PATTERNS = (
+    (
+        re.compile(
+            rf"\b{_DAY}\s+(?:de\s+|of\s+)?{_MONTH}(?:,\s*|\s+)(?:de\s+|del\s+)?(\d{{4}})\b", re.I
+        ),
+        ("d", "m", "y"),
+    ),
+    (
+        re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I),
+        ("m", "d", "y"),
+    ),
+    (re.compile(rf"\b{_MONTH},?\s+(?:de\s+)?(\d{{4}})\b", re.I), ("m", "y")),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "mn", "d")),
+    # a month of a year in digits: "04-2022", "04/2022", "2022-04"
+    (re.compile(r"(?<![\w/.-])(0?[1-9]|1[0-2])[-/](\d{4})(?![\w/-]|[.]\d)"), ("mn", "y")),
+    (re.compile(r"(?<![\w/.-])(\d{4})-(0[1-9]|1[0-2])(?![\w/-]|[.]\d)"), ("y", "mn")),
+)
+# clock times written with "h" or "Uhr" ("19h", "20h30", "17 h 15", "20 Uhr", "20.30 Uhr"); a
+# bare "19h" only after a word that introduces a time ("à 19h"): "2 h" alone is a duration
+H_TIME_RE = re.compile(
+    r"(?<![\w:.,])(?P<h>[01]?\d|2[0-3])(?:\s?h\s?(?P<m>[0-5]\d)|[.:](?P<m2>[0-5]\d)\s?uhr|"
+    r"\s?uhr)(?!\w)"
+    r"|\b(?:à|at|um|vers|dès|las|les|alle|ore|om|kl|ab|bis|gegen)\s(?P<h2>[01]?\d|2[0-3])\s?h(?!\w)",
+    re.IGNORECASE,
 )
 ISO_DATETIME_RE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])"
@@ -285,7 +373,9 @@ MONTH_DOT_RE = re.compile(
 )
 NOON_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 # what joins a date to its time: "November 1, 2023 at 8pm", "1 Nov 2023, 20:00", "am 1.11. um"
-CONNECTOR_RE = re.compile(r"[\s,]*(?:at|@|um|à|a las|alle|om|kl\.?|T)?[\s,]*", re.IGNORECASE)
+CONNECTOR_RE = re.compile(
+    r"[\s,]*(?:at|@|um|à|a las|a la|às|alle ore|alle|om|kl\.?|T)?[\s,]*", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -339,28 +429,47 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
-def _numeric_date(match: re.Match) -> str | None:
+def _numeric_date(match: re.Match, both_orders: bool = False) -> list[str]:
     """'2023-11-01', '11/01/2023' (US order, unless the first part cannot be a month) or
-    '01.11.2023' (day first, as dots are written) as 'YYYY-MM-DD'."""
+    '01.11.2023' (day first, as dots are written) as 'YYYY-MM-DD'; with `both_orders` a slashed
+    date that reads either way gives both."""
     a, b, c, sep = match.group("a"), match.group("b"), match.group("c"), match.group("sep")
     if len(a) == 4:
-        year, month, day = int(a), int(b), int(c)
+        orders = [(int(a), int(b), int(c))]
     elif len(c) in (2, 4):
         year = int(c) if len(c) == 4 else 2000 + int(c)
         first, second = int(a), int(b)
-        month, day = (second, first) if sep == "." or first > 12 else (first, second)
+        day_first = sep == "." or first > 12
+        orders = [(year, second, first) if day_first else (year, first, second)]
+        if both_orders and not day_first and second <= 12 and first != second:
+            orders.append((year, second, first))
     else:
-        return None
-    try:
-        return datetime(year, month, day).date().isoformat()
-    except ValueError:
-        return None
+        return []
+    found = []
+    for year, month, day in orders:
+        try:
+            found.append(datetime(year, month, day).date().isoformat())
+        except ValueError:
+            continue
+    return found
 
 
-def moments(text: str) -> list[Moment]:
+def fold_keeping_length(text: str) -> str:
+    """`fold` character by character where that keeps each character one character: the
+    offsets of the folded text are those of the original."""
+    out = []
+    for char in text:
+        folded = fold(char)
+        out.append(folded if len(folded) == 1 else char.lower() if len(char.lower()) == 1 else char)
+    return "".join(out)
+
+
+def moments(text: str, both_orders: bool = False) -> list[Moment]:
     """The dates and times written in a text, in order: ISO date-times, dates in words or
     digits, clock times (with am/pm or minutes, and a zone when written), noon/midnight. A
-    date followed within a few words by a time ("November 1, 2023 at 8pm") is one moment."""
+    date followed within a few words by a time ("November 1, 2023 at 8pm") is one moment.
+    `both_orders`: a numeric date whose day and month could be either ("04/08/2026": 8 April
+    as most of the world reads it, 4 August as the US does) is two moments at one place."""
     found: list[Moment] = []
     taken: list[tuple[int, int]] = []
     text = MONTH_DOT_RE.sub(lambda m: m.group(1) + " ", text)  # "March.11" as "March 11"
@@ -382,8 +491,9 @@ def moments(text: str) -> list[Moment]:
         taken.append(match.span())
     rest = _blank(text, taken)
     dates: list[tuple[str, int, int]] = []
+    folded = fold_keeping_length(rest)  # "März", "août" as the month table holds them
     for pattern, order in DATE_PATTERNS:
-        for match in pattern.finditer(rest):
+        for match in pattern.finditer(folded):
             parts = dict(zip(order, match.groups(), strict=True))
             month = int(parts["mn"]) if "mn" in parts else MONTHS[parts["m"].lower()]
             iso = f"{int(parts['y']):04d}-{month:02d}"
@@ -393,13 +503,19 @@ def moments(text: str) -> list[Moment]:
                 except ValueError:
                     continue
             dates.append((iso, match.start(), match.end()))
-        rest = _blank(rest, [(m.start(), m.end()) for m in pattern.finditer(rest)])
+        folded = _blank(folded, [(m.start(), m.end()) for m in pattern.finditer(folded)])
+    rest = _blank(rest, [(s, e) for _, s, e in dates])
     for match in NUMERIC_DATE_RE.finditer(rest):
-        iso = _numeric_date(match)
-        if iso:
+        for iso in _numeric_date(match, both_orders):
             dates.append((iso, match.start(), match.end()))
     rest = _blank(rest, [(s, e) for _, s, e in dates])
     times: list[tuple[str, float | None, int, int]] = []
+    for match in H_TIME_RE.finditer(rest):
+        hour = match.group("h") or match.group("h2")
+        minute = match.group("m") or match.group("m2") or "00"
+        start = match.start("h") if match.group("h") else match.start("h2")
+        times.append((f"{int(hour):02d}:{minute}", None, start, match.end()))
+    rest = _blank(rest, [(s, e) for _, _, s, e in times])
     for match in TIME_RE.finditer(rest):
         clock = _clock(match)
         if clock:
@@ -407,13 +523,13 @@ def moments(text: str) -> list[Moment]:
     for match in NOON_RE.finditer(rest):
         clock = "00:00" if match.group(1).lower() == "midnight" else "12:00"
         times.append((clock, None, match.start(), match.end()))
-    used: set[int] = set()
+    used: dict[int, int] = {}  # a time -> the start of its date (two readings share it)
     for iso, start, end in sorted(dates, key=lambda d: d[1]):
         pair = next(
             (
                 (i, t)
                 for i, t in enumerate(times)
-                if i not in used
+                if used.get(i, start) == start
                 and 0 <= t[2] - end <= 12
                 and CONNECTOR_RE.fullmatch(text[end : t[2]])
             ),
@@ -421,7 +537,7 @@ def moments(text: str) -> list[Moment]:
         )
         if pair:
             i, (clock, offset, _, tend) = pair
-            used.add(i)
+            used[i] = start
             found.append(Moment(iso, clock, offset, start, tend))
         else:
             found.append(Moment(iso, None, None, start, end))
