@@ -235,7 +235,9 @@ def import_command(
     typer.echo(f"imported {stored} verdicts into batch {batch}")
 
 
-def _load_batches(store, keys: list[str]) -> list[dict]:
+def _load_batches(store, keys: list[str], samples_only: bool = False) -> list[dict]:
+    """The named batches, else every judged one (`samples_only`: every judged stratified
+    sample, leaving out the judges' disagreements)."""
     from quality import review
 
     refs = (
@@ -249,6 +251,8 @@ def _load_batches(store, keys: list[str]) -> list[dict]:
         if not keys and not verdicts:
             continue
         manifest = store.manifest(ref)
+        if samples_only and not keys and manifest.get("kind") == review.DISAGREEMENTS:
+            continue
         out.append(
             {
                 "key": ref.key,
@@ -280,12 +284,14 @@ def report(
 ) -> None:
     """Guardrail efficacy from human verdicts: efficacy, false-positive rate (blocked but
     correct), miss rate (emitted but hallucinated), refusal correctness, each with a 95 %
-    interval under the sampling weights; reviewer agreement (Cohen's kappa)."""
+    interval under the sampling weights; reviewer agreement (Cohen's kappa). By default the
+    stratified samples only: a disagreements batch stands for the disagreeing answers alone
+    (name it with --batch to count it)."""
     from quality import efficacy, review
 
     store = _settings(config, set_).artifact_store()
     try:
-        loaded = _load_batches(store, batch)
+        loaded = _load_batches(store, batch, samples_only=True)
     except review.ReviewError as exc:
         raise _fail(str(exc)) from exc
     if not loaded:

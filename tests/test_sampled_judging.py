@@ -160,3 +160,22 @@ def test_the_command_counts_a_judge_it_cannot_load_as_technical_errors(tmp_path)
     assert report["disagreeing_answers"] == 0 and report["batch"] is None
     bad = CliRunner().invoke(app, ["review", "sample-judge", RUN, "--band", "x", *settings])
     assert bad.exit_code == 2 and "--band 'x'" in bad.output
+
+
+def test_the_efficacy_report_counts_a_disagreements_batch_only_when_named(judged, tmp_path):
+    from flows.cli import app
+
+    store, _, _, report = judged
+    item = review.load_items(store, review.find_batch(store, report["batch"]))[0]
+    row = {"answer_id": item["answer_id"], "verdict": "hallucinated"}
+    review.save_verdict(store, report["batch"], {item["answer_id"]: item}, "ana", row)
+    settings = cli_settings(tmp_path / "store", tmp_path / "runs")
+    runner = CliRunner()
+    default = runner.invoke(app, ["review", "report", "--json", *settings])
+    assert default.exit_code == 1 and "no judged review batch" in default.output
+    named = runner.invoke(
+        app, ["review", "report", "--json", "--batch", report["batch"][:12], *settings]
+    )
+    assert named.exit_code == 0, named.output
+    listed = runner.invoke(app, ["review", "batches", *settings])
+    assert "disagreements" in listed.output and "ana 1" in listed.output
