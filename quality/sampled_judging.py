@@ -121,7 +121,10 @@ def guardrails_config(run_dir: Path, store, fallback):
         key = (summary.get("stages") or {}).get("guardrails", {}).get("key")
         ref = store.lookup("guardrails", key) if key else None
         if ref is not None:
-            return Config(**store.manifest(ref)["config"]), "run"
+            recorded = dict(store.manifest(ref)["config"])
+            if (recorded.get("llm") or {}).get("api_key"):  # masked in manifests: keep ours
+                recorded["llm"] = fallback.llm.model_dump()
+            return Config(**recorded), "run"
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return fallback, "config"
