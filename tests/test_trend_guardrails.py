@@ -75,3 +75,18 @@ def test_loosened_guardrails_raise_a_block_rate_alarm_on_real_runs(tmp_path, cap
     shown = json.loads(done.output[done.output.index("{") :])
     assert shown["run_id"] == "loosened" and len(shown["baseline_runs"]) == 2
     assert {"rate.blocked", "rate.answered"} <= {c["metric"] for c in shown["checks"] if c["alarm"]}
+
+    # the sampled judging step reads a real run's trace and the guardrails settings it ran with
+    # (from its artifact in the store); the second opinion here is the same lexical judge, so
+    # every drawn answer is judged and none disagrees
+    from quality import sampled_judging as sj
+
+    judged = sj.sample_judge(
+        configured.runs_dir / "configured-2",
+        store,
+        sj.SampledJudgingConfig(rate=1.0),
+        configured.stage_config("guardrails"),
+    )
+    assert judged["guardrails_from"] == "run" and judged["judge"]["judge"] == "none"
+    assert judged["drawn"] == judged["judged"] == before["blocked"]
+    assert judged["technical_errors"] == 0 and judged["disagreeing_answers"] == 0
