@@ -141,6 +141,8 @@ def sample_judge(
             f"{report['answer_verdict_changes']}); weighted share of the run's answers "
             f"disagreeing: {report['weighted_share_disagreeing']}"
         )
+        for row in [a for a in report["answers"] if a["disagrees"]][:10]:
+            typer.echo(f"  {row['answer_id']}: {row['why']}")
         for row in report["errors"][:5]:
             typer.echo(f"  technical error: {row['answer_id']}: {row['error']}", err=True)
         if report["batch"]:

@@ -409,6 +409,7 @@ def sample_judge(
                 "inline_action": o.get("inline_action"),
                 "action": o.get("action"),
                 "disagrees": o.get("disagrees"),
+                "why": queue_reason(o["item"], o) if o.get("disagrees") else None,
                 "claims": o.get("claims"),
             }
             for o in outcomes

@@ -115,6 +115,8 @@ def test_a_disagreement_is_queued_first_with_why_and_a_judge_failure_is_no_verdi
         {"answer_id": item["answer_id"], "verdict": "hallucinated"},
     )
     assert saved["verdict"] == "hallucinated"
+    why = [a["why"] for a in report["answers"] if a["disagrees"]]
+    assert why == [item["queue_reason"]]
     on_disk = json.loads((run / sj.REPORT_FILE).read_text())
     assert on_disk["batch"] == report["batch"] and on_disk["judged"] == report["judged"]
 
