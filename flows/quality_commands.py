@@ -197,6 +197,10 @@ def promote(
         str,
         typer.Option(help="Frozen eval set(s) of the release gate, when the report has none."),
     ] = "sample-v2",
+    reports_dir: Annotated[
+        Path | None,
+        typer.Option(help="Where the gate writes its reports (default: <runs_dir>/gate-reports)."),
+    ] = None,
     config: ConfigOption = Path("configs/pipeline.yaml"),
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
@@ -207,13 +211,17 @@ def promote(
     from quality.shadow import promote as record_promotion
 
     settings = _load(config, set_)
+    # beside the runs, not in eval/reports: a promotion's gate run is no release record
+    gate_reports = reports_dir or settings.runs_dir / "gate-reports"
 
     def gate(path: Path) -> dict:
         from flows.evaluation import release_eval
 
         outcomes = {}
         for name in frozen_sets(gate_set):
-            outcome = release_eval(name, path, {}, settings.store, gate=False)
+            outcome = release_eval(
+                name, path, {}, settings.store, gate=False, reports_dir=gate_reports
+            )
             outcomes[name] = {
                 "passed": outcome.comparison["passed"],
                 "failures": outcome.comparison["failures"],

@@ -1,4 +1,4 @@
-"""`grounding review sample|batches|serve|import|report` and `grounding calibrate --from-reviews`.
+"""`grounding review sample|sample-judge|batches|serve|import|report`, `grounding calibrate`.
 
 The human-review loop (quality/): draw answers of a run into a review batch, judge them on a
 local page or import verdicts made elsewhere, report the guardrails' efficacy from them, and
@@ -83,6 +83,75 @@ def sample(
     typer.echo(f"  judge it: grounding review serve {ref.key[:12]} --reviewer YOUR_NAME")
 
 
+@review_app.command("sample-judge")
+def sample_judge(
+    run_id: Annotated[str, typer.Argument(help="A run id under runs/ (a unique prefix will do).")],
+    quality_config: Annotated[
+        Path,
+        typer.Option(
+            "--quality-config", help="The quality settings (its sampled_judging section)."
+        ),
+    ] = Path("configs/quality.yaml"),
+    rate: Annotated[
+        float | None,
+        typer.Option(min=0, max=1, help="Share of the other answers to re-judge (overrides)."),
+    ] = None,
+    band: Annotated[
+        str | None,
+        typer.Option(help="LOW,HIGH: a fast-judged claim scored inside is unsure (overrides)."),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the draw (overrides).")] = None,
+    config: ConfigOption = Path("configs/pipeline.yaml"),
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Re-judge a sampled stream of a run's answers with the LLM judge: every answer the fast
+    judge was unsure of, and a random share of the rest (weights recorded). Disagreements go
+    to a review batch listed first. Exit 0 done, 2 cannot start, 3 done with judge failures
+    (technical errors, counted apart, never as verdicts)."""
+    from quality import review
+    from quality import sampled_judging as sj
+
+    settings = _settings(config, set_)
+    overrides: dict = {"rate": rate, "seed": seed}
+    if band is not None:
+        try:
+            low, high = (float(v) for v in band.split(","))
+        except ValueError as exc:
+            raise _fail(f"--band {band!r}: expected LOW,HIGH such as 0.5,0.8") from exc
+        overrides["band"] = (low, high)
+    try:
+        judging = sj.load_config(quality_config, overrides)
+        run_dir = review.find_run(settings.runs_dir, run_id)
+        report = sj.sample_judge(
+            run_dir, settings.artifact_store(), judging, settings.stage_config("guardrails")
+        )
+    except (sj.SampledJudgingError, review.ReviewError) as exc:
+        raise _fail(str(exc)) from exc
+    if json_output:
+        typer.echo(json.dumps(report, indent=1, default=str))
+    else:
+        typer.echo(
+            f"run {report['run']}: {report['drawn']} of {report['with_draft']} answers re-judged "
+            f"({report['drawn_unsure']} unsure, {report['drawn_rate']} by the {judging.rate:g} "
+            f"share); {report['judged']} judged, {report['technical_errors']} technical errors"
+        )
+        typer.echo(
+            f"  disagreeing answers {report['disagreeing_answers']} (verdict changed "
+            f"{report['answer_verdict_changes']}); weighted share of the run's answers "
+            f"disagreeing: {report['weighted_share_disagreeing']}"
+        )
+        for row in [a for a in report["answers"] if a["disagrees"]][:10]:
+            typer.echo(f"  {row['answer_id']}: {row['why']}")
+        for row in report["errors"][:5]:
+            typer.echo(f"  technical error: {row['answer_id']}: {row['error']}", err=True)
+        if report["batch"]:
+            typer.echo(f"  queued: grounding review serve {report['batch'][:12]} --reviewer NAME")
+        typer.echo(f"  wrote {report['report']}")
+    if report["technical_errors"]:
+        raise typer.Exit(3)
+
+
 @review_app.command("batches")
 def batches(
     config: ConfigOption = Path("configs/pipeline.yaml"),
@@ -105,7 +174,7 @@ def batches(
     for row in rows:
         judged = ", ".join(f"{k} {v}" for k, v in row["judged"].items()) or "not judged yet"
         typer.echo(
-            f"{row['key'][:12]}  run {row['run']}  {row['answers']} answers  "
+            f"{row['key'][:12]}  {row['kind']:<13}  run {row['run']}  {row['answers']} answers  "
             f"({row['created_at'][:19]})  judged: {judged}"
         )
 
@@ -168,7 +237,9 @@ def import_command(
     typer.echo(f"imported {stored} verdicts into batch {batch}")
 
 
-def _load_batches(store, keys: list[str]) -> list[dict]:
+def _load_batches(store, keys: list[str], samples_only: bool = False) -> list[dict]:
+    """The named batches, else every judged one (`samples_only`: every judged stratified
+    sample, leaving out the judges' disagreements)."""
     from quality import review
 
     refs = (
@@ -182,6 +253,8 @@ def _load_batches(store, keys: list[str]) -> list[dict]:
         if not keys and not verdicts:
             continue
         manifest = store.manifest(ref)
+        if samples_only and not keys and manifest.get("kind") == review.DISAGREEMENTS:
+            continue
         out.append(
             {
                 "key": ref.key,
@@ -213,12 +286,14 @@ def report(
 ) -> None:
     """Guardrail efficacy from human verdicts: efficacy, false-positive rate (blocked but
     correct), miss rate (emitted but hallucinated), refusal correctness, each with a 95 %
-    interval under the sampling weights; reviewer agreement (Cohen's kappa)."""
+    interval under the sampling weights; reviewer agreement (Cohen's kappa). By default the
+    stratified samples only: a disagreements batch stands for the disagreeing answers alone
+    (name it with --batch to count it)."""
     from quality import efficacy, review
 
     store = _settings(config, set_).artifact_store()
     try:
-        loaded = _load_batches(store, batch)
+        loaded = _load_batches(store, batch, samples_only=True)
     except review.ReviewError as exc:
         raise _fail(str(exc)) from exc
     if not loaded:

@@ -42,6 +42,7 @@ VERDICTS_DIR = "_reviews"
 STRATA = ("emitted", "revised", "blocked", "refused")
 ANSWER_VERDICTS = ("correct", "hallucinated", "should_have_refused", "wrongly_refused")
 CLAIM_VERDICTS = ("supported", "unsupported")
+SAMPLE, DISAGREEMENTS = "sample", "disagreements"  # a batch's kind; disagreements are listed first
 REVIEWER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -219,13 +220,15 @@ def draw(items: list[dict], config: SampleConfig) -> list[dict]:
 
 
 def write_batch(
-    store: ArtifactStore, items: list[dict], config: SampleConfig, source: str
+    store: ArtifactStore, items: list[dict], config: BaseModel, source: str, kind: str = SAMPLE
 ) -> ArtifactRef:
-    """The batch as a store artifact (atomic; the same draw of the same run is the same key)."""
+    """The batch as a store artifact (atomic; the same draw of the same run is the same key).
+    `kind`: a stratified `sample`, or the `disagreements` of two judges (sampled_judging)."""
     table = contracts.from_rows(items, TABLE)
     settings = config.model_dump()
     inputs = {
         "source": source,
+        **({"kind": kind} if kind != SAMPLE else {}),
         "answers": hashlib.sha256(
             canonical_json(sorted(i["answer_id"] for i in items)).encode()
         ).hexdigest(),
@@ -245,7 +248,7 @@ def write_batch(
         config=settings,
         input_keys={"run": source},
         outputs={TABLE: table},
-        extra={"strata": dict(counts)},
+        extra={"strata": dict(counts), "kind": kind},
     )
 
 
@@ -264,6 +267,8 @@ def load_items(store: ArtifactStore, ref: ArtifactRef) -> list[dict]:
 
 
 def list_batches(store: ArtifactStore) -> list[dict]:
+    """Every batch, the judges' disagreements first (they are what a reviewer should see
+    first), then by creation time."""
     out = []
     for ref in store.list_refs(STAGE):
         manifest = store.manifest(ref)
@@ -274,9 +279,10 @@ def list_batches(store: ArtifactStore) -> list[dict]:
                 "created_at": manifest.get("created_at"),
                 "answers": manifest.get("tables", {}).get(TABLE, {}).get("rows"),
                 "strata": manifest.get("strata", {}),
+                "kind": manifest.get("kind", SAMPLE),
             }
         )
-    return out
+    return sorted(out, key=lambda b: (b["kind"] != DISAGREEMENTS, b["created_at"] or ""))
 
 
 # ---------------------------------------------------------------- verdicts

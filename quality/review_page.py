@@ -111,6 +111,7 @@ j/k answer · [/] claim · s/u claim verdict · n note</span></header>
 <main>
 <section><h2>Question</h2><div id="question"></div>
 <p><span class="badge" id="stratum"></span> <span class="badge" id="confidence"></span></p>
+<p id="why"></p>
 <h2>Answer the gate decided on</h2><div id="answer"></div>
 <div id="final"></div>
 <h2>Verdict</h2><div class="verdicts" id="verdict"></div>
@@ -138,6 +139,7 @@ function render(){
   $("question").textContent=it.question;
   $("stratum").textContent=it.stratum+(it.refusal_reason?": "+it.refusal_reason:"");
   $("confidence").textContent="confidence "+(it.confidence??it.overall_score??"n/a");
+  $("why").textContent=it.queue_reason?"Queued because "+it.queue_reason:"";
   const claimCls=i=>"claim"+(i===claimAt?" sel":"")+(v.claims&&v.claims[i]?" "+v.claims[i]:"");
   const marks=it.claims.map((c,i)=>c.mark?[c.mark[0],c.mark[1],i]:[null]);
   $("answer").innerHTML=it.draft?marked(it.draft,marks,claimCls):"<i>(no answer: refused)</i>";

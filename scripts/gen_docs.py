@@ -133,6 +133,10 @@ CONFIG_MODELS = {  # config file -> (what reads it, the model its keys are field
         "agents.serving.agents_config:AgentsConfig",
     ),
     "schedules.yaml": ("`grounding serve`", "flows.serve:DeploymentSpec"),
+    "quality.yaml": (
+        "`grounding review sample-judge`",
+        "quality.sampled_judging:SampledJudgingConfig",
+    ),
 }
 
 
@@ -319,6 +323,19 @@ def _agent_sections(nested: list[tuple[str, type]]) -> list[str]:
         "",
     ]
     parts += _model_table(DeploymentSpec, "deployments.<name>.", [])
+    from quality.sampled_judging import SampledJudgingConfig, load_config
+
+    parts += [
+        "",
+        "## Sampled judging {#sampledjudgingconfig}",
+        "",
+        "`configs/quality.yaml`, read by `grounding review sample-judge` "
+        "(`quality/sampled_judging.py`): which answers of a run the LLM judge checks again "
+        "after the run, and with what settings; its keys sit under `sampled_judging:`.",
+        "",
+    ]
+    configured = load_config(ROOT / "configs" / "quality.yaml")
+    parts += _model_table(SampledJudgingConfig, "sampled_judging.", [], configured)
     return parts
 
 

@@ -422,6 +422,10 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("weight", pa.float64()),  # answers of the run this one stands for
             ("claims_json", pa.string()),
             ("evidence_json", pa.string()),
+            # a disagreements batch (quality/sampled_judging.py): why the item is queued, and
+            # the LLM judge's claims and decision; null in a stratified sample
+            ("queue_reason", pa.string()),
+            ("second_opinion_json", pa.string()),
         ]
     ),
 }

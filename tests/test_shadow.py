@@ -290,3 +290,41 @@ def test_eval_sets_go_into_the_report_and_a_failing_gate_there_blocks_promotion(
         ("sample-v2", "pipeline.yaml"),
         ("sample-v2", "fine.yaml"),
     ]
+
+
+def test_promote_runs_the_real_release_gate_on_the_sample_set(tmp_path, shared_store):
+    """No stub: `grounding promote` runs the release gate on the frozen sample-v2 set against
+    its committed baseline. A candidate whose shadow report its operator let through (bounds
+    widened) still fails the gate and is not promoted; the current settings pass and are."""
+    from flows.cli import app
+    from quality.shadow import ShadowBounds
+    from tests.conftest import config_on_copy
+
+    settings = config_on_copy(shared_store, tmp_path, "promote")
+    run_once(settings, tiny_questions(tmp_path), "base")
+    cli = ["--config", str(CURRENT), "--set", f"store={settings.store}"]
+    cli += ["--set", f"runs_dir={settings.runs_dir}", "--gate-set", "sample-v2"]
+    promotions = Path(settings.store) / "promotions"
+    reports = settings.runs_dir / "gate-reports"
+    runner = CliRunner()
+
+    strict = candidate_file(tmp_path, "strict.yaml", high_threshold=0.99, low_threshold=0.98)
+    wide = ShadowBounds(max_worse=1000, max_lost_answers=1.0)
+    report = shadow_run(settings, load_config(strict), strict, CURRENT, "base", wide)
+    assert report["within_bounds"] and report["lost_answers"] > 0
+    refused = runner.invoke(app, ["promote", str(strict), *cli])
+    assert refused.exit_code == 1, refused.output
+    assert "release gate failed for the candidate on: sample-v2" in refused.output
+    assert not promotions.exists()
+    written = sorted(reports.glob("*/*"))
+    assert written, "the gate's report is kept beside the runs, not in eval/reports"
+
+    same = candidate_file(tmp_path, "same.yaml")
+    assert shadow_run(settings, load_config(same), same, CURRENT, "base")["within_bounds"]
+    accepted = runner.invoke(app, ["promote", str(same), *cli])
+    assert accepted.exit_code == 0, accepted.output
+    record = json.loads(next(promotions.glob("*.json")).read_text())
+    gate = record["reports"]["release_gate"]["sample-v2"]
+    assert gate["passed"] and gate["failures"] == []
+    assert Path(gate["report"]).parent == reports and Path(gate["report"]).is_dir()
+    assert record["candidate_config"]["path"] == str(same)
