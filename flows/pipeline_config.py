@@ -110,8 +110,17 @@ def load_config(
             f"{path}: unknown stage sections {sorted(unknown)}; known: {list(STAGES)}"
         )
     merged = {name: _stage_section(root, sections.get(name) or {}) for name in STAGES}
+    top_level = (set(PipelineConfig.model_fields) - {"root", "stages"}) | set(raw)
     for key, value in (overrides or {}).items():
+        if key.startswith("stages."):  # the YAML path of a stage setting
+            key = key.removeprefix("stages.")
         prefix, _, field = key.partition(".")
+        if prefix not in STAGES and prefix not in top_level:
+            # an unknown key set nothing: a typo must not leave a "changed" run unchanged
+            raise ConfigError(
+                f"--set {key}: {prefix!r} is neither a stage ({', '.join(STAGES)}) nor a "
+                f"top-level setting ({', '.join(sorted(top_level))})"
+            )
         if field and prefix in STAGES:
             _assign(merged[prefix], field, value)
         elif field:  # a nested top-level setting, e.g. task_runner.kind=dask

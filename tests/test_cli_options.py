@@ -9,6 +9,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from flows.cli import app
+from tests.conftest import ROOT
 
 RUNNER = CliRunner()
 READS_THE_SETTINGS = [["run"], ["trace"], ["artifacts", "ls"], ["artifacts", "show"]]
@@ -59,3 +60,18 @@ def test_the_llm_kv_cache_follows_the_store(tmp_path):
         assert chat.kv_cache_path("/elsewhere/kv").as_posix() == "/elsewhere/kv"
     finally:
         chat.use_cache_root(None)
+
+
+def test_a_set_key_that_names_no_setting_is_an_error_not_a_silent_no_op():
+    """A typo in `--set` must not leave a run that looks changed unchanged."""
+    from flows.pipeline_config import ConfigError, load_config
+
+    config = ROOT / "configs" / "pipeline.yaml"
+    with pytest.raises(ConfigError, match="'gaurdrails' is neither a stage"):
+        load_config(config, {"gaurdrails.answer_threshold": 0.5})
+    with pytest.raises(ConfigError, match="answr_threshold"):
+        load_config(config, {"guardrails.answr_threshold": 0.5})
+    # the YAML path of a stage setting is the same setting
+    loaded = load_config(config, {"stages.guardrails.answer_threshold": 0.31})
+    assert loaded.stage_config("guardrails").answer_threshold == 0.31
+    assert load_config(config, {"task_runner.kind": "dask"}).task_runner.kind == "dask"
