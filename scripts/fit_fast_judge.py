@@ -37,34 +37,71 @@ RECORDS = ROOT / ".cache" / "fast-judge-fit.jsonl"
 DATASETS = ROOT.parent / "shared" / "datasets"
 
 
-def record(limit: int = 0) -> None:
-    from bench import common, ragtruth
+def load_answers(data: str, limit: int = 0) -> list[dict]:
+    """The RAGTruth answers a fit reads: `train` (every train answer) or `dev-fit` (the dev
+    set's fit split, how claim-judge-minilm-v1 was fitted). Dev's report split never."""
+    from bench import ragtruth
+
+    if data == "train":
+        folder, file = ragtruth.DATA["train"]
+        return ragtruth.load(DATASETS / folder, "all", limit or None, file=file)
+    return ragtruth.load(DATASETS / ragtruth.FOLDER, split="fit", limit=limit or None)
+
+
+def record(
+    limit: int = 0,
+    data: str = "dev-fit",
+    gguf: bool = True,
+    out: Path = RECORDS,
+    only_folds: list[int] | None = None,
+) -> None:
+    """`gguf=False`: no GGUF call; each judged claim's `p_yes` is None (a fast-judge-only fit,
+    and the judge inputs `train_claim_judge.py data --source train` learns from).
+    `only_folds`: the answers of those question folds only (the GGUF costs ~1 s a claim)."""
+    from bench import common
     from eval import detection_sets as detection
-    from scripts.train_claim_judge import fold_of
+    from scripts.train_claim_judge import fold_of, train_fold_of
     from stages import guardrails
     from stages.guardrails import judge
 
-    records = ragtruth.load(DATASETS / ragtruth.FOLDER, split="fit", limit=limit or None)
+    records = load_answers(data, limit)
+    path, rows = out, []
+    folds = train_fold_of if data == "train" else fold_of
+    if only_folds is not None:
+        records = [r for r in records if folds(r["source_id"]) in only_folds]
     settings = {"consistency_probes": 0, "judge_cache_dir": str(common.CACHE / "ragtruth_judge")}
     config = detection.guardrails_config(settings)
-    slow = guardrails.make_judge(config.model_copy(update={"fast_judge": None}))
-    out, started = [], time.time()
+    if gguf:
+        slow = guardrails.make_judge(config.model_copy(update={"fast_judge": None}))
+    else:  # a stand-in slow judge: every claim is recorded, no model is loaded
+        slow = judge.Judge("llm", "none", lambda *a: 0.5, None, config.judge_focus_words)
+    started = time.time()
     for n, item in enumerate(records, start=1):
-        fold = fold_of(item["source_id"])
-        seen: list[dict] = []
+        fold = folds(item["source_id"])
+        seen: list[tuple[int, list[str]]] = []
+        cascade = judge.CascadeJudge(lambda *a: 0.5, "fit", slow, -1.0, 2.0)
+        cascade.log = []
 
-        def probability(claim_side: str, evidence_side: str, seen=seen) -> float:
-            seen.append({"claim_side": claim_side, "evidence_side": evidence_side})
+        def probability(claim_side: str, evidence_side: str, seen=seen, cascade=cascade) -> float:
+            # a long claim is read in windows: each pair is the judge call's that logs next
+            seen.append((len(cascade.log), [claim_side, evidence_side]))
             return 0.5
 
-        cascade = judge.CascadeJudge(probability, "fit", slow, -1.0, 2.0)
-        cascade.log = []
+        cascade.probability = probability
         toolkit = guardrails.Toolkit(config)
         toolkit._judge = cascade
         report, _, _ = detection.checked_report(item, toolkit)
         judged = {}
-        for entry, (claim, p_yes, _) in zip(seen, cascade.log, strict=True):
-            judged[claim] = {**entry, "p_yes": p_yes}
+        for number, (claim, p_yes, _) in enumerate(cascade.log):
+            windows = [pair for call, pair in seen if call == number]
+            if not windows:
+                continue
+            judged[claim] = {
+                "claim_side": windows[0][0],
+                "evidence_side": windows[0][1],
+                **({"windows": windows} if len(windows) > 1 else {}),
+                "p_yes": p_yes if gguf else None,
+            }
         gold = {i for start, end in item["spans"] for i in range(start, end)}
         claims = []
         found = report.get("claims") or []
@@ -79,9 +116,10 @@ def record(limit: int = 0) -> None:
                     "hallucinated": bool(span and gold & set(range(*span))),
                 }
             )
-        out.append(
+        rows.append(
             {
                 "id": item["id"],
+                "source_id": item["source_id"],
                 "fold": fold,
                 "model": item["model"],
                 "hallucinated": item["label"] == "hallucinated",
@@ -93,9 +131,9 @@ def record(limit: int = 0) -> None:
         )
         if n % 20 == 0:
             print(f"{n}/{len(records)} {time.time() - started:.0f}s", flush=True)
-    RECORDS.parent.mkdir(parents=True, exist_ok=True)
-    RECORDS.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
-    print(f"wrote {RECORDS}: {len(out)} answers")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {path}: {len(rows)} answers")
 
 
 def logits(models: Path) -> None:
@@ -113,10 +151,32 @@ def logits(models: Path) -> None:
         scorer = onnx_pairs.load(models / f"f{answer['fold']}", max_length=MAX_LENGTH)
         for claim in answer["claims"]:
             if judged := claim.get("judged"):
-                pair = (judged["claim_side"], judged["evidence_side"])
-                judged["logit"] = float(scorer.score([pair])[0])
+                pairs = judged.get("windows") or [(judged["claim_side"], judged["evidence_side"])]
+                # a windowed claim holds when every window does (CascadeJudge: the minimum)
+                judged["logit"] = min(float(x) for x in scorer.score([tuple(w) for w in pairs]))
     RECORDS.write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
     print(f"scored {RECORDS} with {models}")
+
+
+def logits_from_sweep(results: Path, claims: Path, records: Path, key: str) -> None:
+    """The out-of-fold logits a GPU run (`sweep_claim_judge.py run`) computed for the rows of
+    `claims` (its `prepare` output), written into the recorded answers: a claim read in
+    windows gets the minimum of its windows'."""
+    rows = [json.loads(line) for line in claims.read_text(encoding="utf-8").splitlines()]
+    scores = json.loads(results.read_text(encoding="utf-8"))[key]
+    if len(scores) != len(rows):
+        raise SystemExit(f"{results}: {len(scores)} {key} for {len(rows)} claims in {claims}")
+    best: dict[tuple[str, int], float] = {}
+    for row, score in zip(rows, scores, strict=True):
+        where = (row["answer"], row["index"])
+        best[where] = min(best.get(where, math.inf), float(score))
+    answers = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    for answer in answers:
+        for index, claim in enumerate(answer["claims"]):
+            if judged := claim.get("judged"):
+                judged["logit"] = best[(answer["id"], index)]
+    records.write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
+    print(f"wrote {key} of {results} into {records}")
 
 
 def _sigmoid(x: float) -> float:
@@ -359,6 +419,10 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     record_cmd = sub.add_parser("record", help="score the fit split with the out-of-fold models")
     record_cmd.add_argument("--limit", type=int, default=0)
+    record_cmd.add_argument("--data", choices=["dev-fit", "train"], default="dev-fit")
+    record_cmd.add_argument("--no-gguf", action="store_true", help="record inputs, no GGUF call")
+    record_cmd.add_argument("--records", type=Path, default=RECORDS)
+    record_cmd.add_argument("--only-folds", type=int, nargs="*", default=None)
     logits_cmd = sub.add_parser("logits", help="score the recorded claims, out of fold")
     logits_cmd.add_argument("--models", type=Path, default=ROOT / ".cache" / "cj-models")
     fit_cmd = sub.add_parser("fit", help="Platt scaling, band and gate on the recorded answers")
@@ -369,7 +433,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.command == "record":
-        record(args.limit)
+        record(args.limit, args.data, not args.no_gguf, args.records, args.only_folds)
     elif args.command == "logits":
         logits(args.models)
     else:
