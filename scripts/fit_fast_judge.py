@@ -694,7 +694,9 @@ def main() -> None:
     train_cmd.add_argument("--limit", type=int, default=0, help="first N answers (a smoke test)")
     train_cmd.add_argument("--gguf-records", type=Path, default=None)
     train_cmd.add_argument(
-        "--out", type=Path, default=ROOT / "bench" / "results" / "fast_judge_fit_train.json"
+        "--out",
+        type=Path,
+        default=ROOT / "bench" / "results" / "ragtruth-train-fast-judge-fit.json",
     )
     args = parser.parse_args()
     if args.command == "fit-train":
