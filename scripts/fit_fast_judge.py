@@ -417,7 +417,7 @@ def _auc(scores: list[float], labels: list[int]) -> float:
 # ---------------------------------------------------------------- the train fit (v2)
 
 TRAIN_RECORDS = ROOT / ".cache" / "fast-judge-train.jsonl"
-TRAIN_WEIGHTS = (0.0, 0.25, 0.5)
+TRAIN_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 TRAIN_FLOORS = (0.5, 0.6, 0.7, 0.8)
 TRAIN_LINES = tuple(round(0.45 + 0.025 * i, 3) for i in range(15))  # 0.45 … 0.8
 # the targets on answers nobody fitted on are recall >= 0.75 and correct flagged <= 0.20; the
@@ -566,6 +566,7 @@ def fit_train(
     gguf_records: Path | None,
     key: str = "oof_logits_int8",
     limit: int = 0,
+    weights: tuple[float, ...] = TRAIN_WEIGHTS,
 ) -> dict:
     """Platt scaling, lexical weight, claim floor and answer line of the fast judge alone, on
     RAGTruth QA train with out-of-fold logits (`sweep_claim_judge.py run` on the claims of
@@ -587,9 +588,9 @@ def fit_train(
 
     config = detection.guardrails_config({"consistency_probes": 0})
     started = time.time()
-    checked = {w: checked_answers(records, probability, w) for w in TRAIN_WEIGHTS}
+    checked = {w: checked_answers(records, probability, w) for w in weights}
     seconds = time.time() - started
-    print(f"checked {len(records)} answers x {len(TRAIN_WEIGHTS)} weights, {seconds:.0f}s")
+    print(f"checked {len(records)} answers x {len(weights)} weights, {seconds:.0f}s")
     agree = {
         w: sum(
             (a["action"] != "emit") == f
@@ -615,7 +616,7 @@ def fit_train(
             {k2: chosen[k2] for k2 in ("lexical_weight", "claim_floor", "answer")}
             | {"fold": k, "held_out": figures(flags, [a["hallucinated"] for a in outer])}
         )
-    truth = {a["id"]: a["hallucinated"] for a in checked[TRAIN_WEIGHTS[0]]}
+    truth = {a["id"]: a["hallucinated"] for a in checked[weights[0]]}
     ids = sorted(cv_flags)
     report: dict = {
         "what": "the fast judge alone (no GGUF call) fitted on RAGTruth QA train, out-of-fold "
@@ -656,10 +657,10 @@ def compare_gguf(gguf_records: Path, checked: dict, cv_flags: dict, config) -> d
                     table[tuple(side)] = judged["p_yes"]
     ids = {a["id"] for a in answers}
     records = [r for r in load_answers("train") if r["id"] in ids]
-    gguf = {w: checked_answers(records, lambda c, e: table[(c, e)], w) for w in TRAIN_WEIGHTS}
+    gguf = {w: checked_answers(records, lambda c, e: table[(c, e)], w) for w in checked}
     best = choose(grid(gguf, config))
     mine = sorted(ids & set(cv_flags))
-    truth = {a["id"]: a["hallucinated"] for a in checked[TRAIN_WEIGHTS[0]]}
+    truth = {a["id"]: a["hallucinated"] for a in next(iter(checked.values()))}
     fast = figures([cv_flags[i] for i in mine], [truth[i] for i in mine])
     return {
         "answers": len(mine),
@@ -692,6 +693,7 @@ def main() -> None:
     train_cmd.add_argument("--claims", type=Path, required=True, help="its claims.jsonl")
     train_cmd.add_argument("--key", default="oof_logits_int8")
     train_cmd.add_argument("--limit", type=int, default=0, help="first N answers (a smoke test)")
+    train_cmd.add_argument("--weights", type=float, nargs="*", default=list(TRAIN_WEIGHTS))
     train_cmd.add_argument("--gguf-records", type=Path, default=None)
     train_cmd.add_argument(
         "--out",
@@ -700,7 +702,15 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.command == "fit-train":
-        fit_train(args.results, args.claims, args.out, args.gguf_records, args.key, args.limit)
+        fit_train(
+            args.results,
+            args.claims,
+            args.out,
+            args.gguf_records,
+            args.key,
+            args.limit,
+            tuple(args.weights),
+        )
         return
     if args.command == "record":
         record(args.limit, args.data, not args.no_gguf, args.records, args.only_folds)
