@@ -15,8 +15,18 @@ scores only. The REPORT split is never read.
    the settings that flag at least `--min-recall` of the hallucinated answers (and, if given, whose
    median answer asks the GGUF at most `--max-band-claims` times); also writes the frontier.
 
+3. `fit-train` (claim-judge-minilm-v2): the same on RAGTruth QA TRAIN with the fast judge alone
+   (no GGUF P(yes) recorded there): Platt scaling on the out-of-fold logits of a GPU run
+   (`sweep_claim_judge.py run`), every train answer checked by `check_answer` with a judge
+   that reads those scores from a table, once per lexical weight, and the gate's `decide`
+   replayed with its recorded arguments at each claim floor and answer line; the choice and
+   its grouped 5-fold cross-validated figures. The dev set is not read.
+
 Usage:
   python scripts/fit_fast_judge.py record
+  python scripts/fit_fast_judge.py record --data train --no-gguf \
+      --records .cache/fast-judge-train.jsonl
+  python scripts/fit_fast_judge.py fit-train --results DIR/results.json --claims .gpu/claims.jsonl
   python scripts/fit_fast_judge.py logits --models .cache/cj-models   # f0 f1 f2 inside
   python scripts/fit_fast_judge.py fit [--max-band-claims 1] [--out FILE.json]
 """
@@ -682,6 +692,12 @@ def main() -> None:
     record_cmd.add_argument("--only-folds", type=int, nargs="*", default=None)
     logits_cmd = sub.add_parser("logits", help="score the recorded claims, out of fold")
     logits_cmd.add_argument("--models", type=Path, default=ROOT / ".cache" / "cj-models")
+    logits_cmd.add_argument(
+        "--from-sweep", type=Path, default=None, help="a GPU run's results.json instead of models"
+    )
+    logits_cmd.add_argument("--claims", type=Path, default=ROOT / ".gpu" / "claims.jsonl")
+    logits_cmd.add_argument("--records", type=Path, default=RECORDS)
+    logits_cmd.add_argument("--key", default="oof_logits_int8")
     fit_cmd = sub.add_parser("fit", help="Platt scaling, band and gate on the recorded answers")
     fit_cmd.add_argument("--max-band-claims", type=float, default=None)
     fit_cmd.add_argument("--min-recall", type=float, default=0.8)
@@ -714,6 +730,8 @@ def main() -> None:
         return
     if args.command == "record":
         record(args.limit, args.data, not args.no_gguf, args.records, args.only_folds)
+    elif args.command == "logits" and args.from_sweep is not None:
+        logits_from_sweep(args.from_sweep, args.claims, args.records, args.key)
     elif args.command == "logits":
         logits(args.models)
     else:

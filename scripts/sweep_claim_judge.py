@@ -16,6 +16,10 @@ Session 28 (bench/results/claim_judge_sweep.json): "distill" won (out-of-fold cl
 against 0.761 for v1's recipe, the GGUF 0.805); held out its model was better per claim (AUC 0.777
 against v1's 0.723) but not per answer, so claim-judge-minilm-v1 stays configured.
 
+The folds are those of the claims file: three on the dev fit split (v1's sweep), five question
+folds on RAGTruth QA train (claim-judge-minilm-v2; claims recorded without the GGUF, so no
+teacher). A claim read in windows is one row per window.
+
 Usage:
   python -m scripts.sweep_claim_judge prepare --data .cache/cj2-data --out .gpu     # here
   PYTHONPATH=.gpu/site python -m scripts.sweep_claim_judge run --carried .gpu \

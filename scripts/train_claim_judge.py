@@ -22,10 +22,17 @@ Data (seeded), only from ../shared/datasets:
   gold answer over the paragraph (1), with another answer of the same paragraph or SQuAD's
   plausible answer to an unanswerable question (0).
 
+`data --source train` (claim-judge-minilm-v2) builds the same kinds of rows from RAGTruth QA
+TRAIN only (`build_train_data`: the judge inputs `fit_fast_judge.py record --data train
+--no-gguf` recorded, all SQuAD train questions), every RAGTruth-derived row carrying its
+question's fold of five (`train_fold_of`); the dev set is not read.
+
 Then `train`, `export` and `average` are scripts/train_answerability.py's, at MAX_LENGTH tokens.
 
 Usage:
   python scripts/train_claim_judge.py data [--out .cache/claim-judge]
+  python scripts/train_claim_judge.py data --source train --records .cache/fast-judge-train.jsonl \
+      --out .cache/cj-train-data
   python scripts/train_claim_judge.py train [--data .cache/claim-judge] [--epochs 1]
   python scripts/train_claim_judge.py export [--checkpoint ...] [--out data/models/...]
   python scripts/train_claim_judge.py evaluate [--model ...]   # AUC on the calibration split
