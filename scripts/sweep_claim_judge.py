@@ -16,6 +16,10 @@ Session 28 (bench/results/claim_judge_sweep.json): "distill" won (out-of-fold cl
 against 0.761 for v1's recipe, the GGUF 0.805); held out its model was better per claim (AUC 0.777
 against v1's 0.723) but not per answer, so claim-judge-minilm-v1 stays configured.
 
+The folds are those of the claims file: three on the dev fit split (v1's sweep), five question
+folds on RAGTruth QA train (claim-judge-minilm-v2; claims recorded without the GGUF, so no
+teacher). A claim read in windows is one row per window.
+
 Usage:
   python -m scripts.sweep_claim_judge prepare --data .cache/cj2-data --out .gpu     # here
   PYTHONPATH=.gpu/site python -m scripts.sweep_claim_judge run --carried .gpu \
@@ -40,7 +44,6 @@ from scripts import train_answerability as base  # needs only snowballstemmer at
 ROOT = Path(__file__).resolve().parent.parent
 
 MAX_LENGTH = 192  # train_claim_judge.MAX_LENGTH (not imported: that module needs the project)
-FOLDS = 3
 CHUNK = 15 * 2**20  # what comes back from the GPU machine: at most 16 MiB a file
 
 # name -> (SQuAD questions kept, epochs, lr, batch, seeds, RAGTruth rows repeated)
@@ -83,14 +86,19 @@ def prepare(data: Path, records: Path, init: Path, out: Path) -> None:
     for line in records.read_text(encoding="utf-8").splitlines():
         answer = json.loads(line)
         for index, claim in enumerate(answer["claims"]):
-            if judged := claim.get("judged"):
+            judged = claim.get("judged")
+            # a long claim's windows: one row each (its logit is their minimum, `fit_logits`)
+            windows = (judged or {}).get("windows") or (
+                [(judged["claim_side"], judged["evidence_side"])] if judged else []
+            )
+            for claim_side, evidence_side in windows:
                 claims.append(
                     {
                         "answer": answer["id"],
                         "index": index,
                         "fold": answer["fold"],
-                        "claim_side": judged["claim_side"],
-                        "evidence_side": judged["evidence_side"],
+                        "claim_side": claim_side,
+                        "evidence_side": evidence_side,
                         "label": int(not claim["hallucinated"]),
                         "p_yes": judged["p_yes"],
                     }
@@ -135,7 +143,7 @@ def _rows_for(
         if row.get("rank", -1) >= recipe["squad"]:
             continue
         repeat = recipe["repeat"] if row["source"] == "ragtruth" else 1
-        p_yes = (teacher or {}).get((row["question"], row["passage"]))
+        p_yes = (teacher or {}).get((row["question"], row["passage"]))  # None: no GGUF record
         if recipe.get("distill") and row["source"] == "ragtruth" and p_yes is not None:
             row = {**row, "label": 0.5 * row["label"] + 0.5 * p_yes}
         kept += [row] * repeat
@@ -205,17 +213,16 @@ def sweep(
     init = carried / "init"
     tokenizer = AutoTokenizer.from_pretrained(str(init))
     labels = [c["label"] for c in claims]
+    folds = 1 + max(c["fold"] for c in claims)  # 3 on the dev fit split, 5 on RAGTruth train
     teacher = {(c["claim_side"], c["evidence_side"]): c["p_yes"] for c in claims}
-    results: dict = {
-        "claims": len(claims),
-        "unsupported": labels.count(0),
-        "gguf_auc": round(base._auc([c["p_yes"] for c in claims], labels), 4),
-        "recipes": {},
-    }
+    results: dict = {"claims": len(claims), "unsupported": labels.count(0), "folds": folds}
+    if all(c["p_yes"] is not None for c in claims):  # recorded without the GGUF: no teacher
+        results["gguf_auc"] = round(base._auc([c["p_yes"] for c in claims], labels), 4)
+    results["recipes"] = {}
     commands, folders = [], {}
     for name in recipes:
         recipe = RECIPES[name]
-        for fold in range(FOLDS):
+        for fold in range(folds):
             for seed in recipe["seeds"]:
                 folder = work / f"{name}-f{fold}-s{seed}"
                 folders.setdefault((name, fold), []).append(folder / "checkpoint")
@@ -234,7 +241,7 @@ def sweep(
     for name in recipes:
         logits = [0.0] * len(claims)
         try:
-            for fold in range(FOLDS):
+            for fold in range(folds):
                 model = base.mean_model(folders[(name, fold)])
                 mine = [i for i, c in enumerate(claims) if c["fold"] == fold]
                 pairs = [(claims[i]["claim_side"], claims[i]["evidence_side"]) for i in mine]
@@ -283,7 +290,7 @@ def sweep(
 
     try:  # the out-of-fold logits again, as the shipped int8 ONNX model would give them
         int8 = [0.0] * len(claims)
-        for fold in range(FOLDS):
+        for fold in range(folds):
             folder = work / f"{best}-f{fold}-mean"
             base.mean_model(folders[(best, fold)]).save_pretrained(str(folder))
             tokenizer.save_pretrained(str(folder))

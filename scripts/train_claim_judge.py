@@ -22,10 +22,17 @@ Data (seeded), only from ../shared/datasets:
   gold answer over the paragraph (1), with another answer of the same paragraph or SQuAD's
   plausible answer to an unanswerable question (0).
 
+`data --source train` (claim-judge-minilm-v2) builds the same kinds of rows from RAGTruth QA
+TRAIN only (`build_train_data`: the judge inputs `fit_fast_judge.py record --data train
+--no-gguf` recorded, all SQuAD train questions), every RAGTruth-derived row carrying its
+question's fold of five (`train_fold_of`); the dev set is not read.
+
 Then `train`, `export` and `average` are scripts/train_answerability.py's, at MAX_LENGTH tokens.
 
 Usage:
   python scripts/train_claim_judge.py data [--out .cache/claim-judge]
+  python scripts/train_claim_judge.py data --source train --records .cache/fast-judge-train.jsonl \
+      --out .cache/cj-train-data
   python scripts/train_claim_judge.py train [--data .cache/claim-judge] [--epochs 1]
   python scripts/train_claim_judge.py export [--checkpoint ...] [--out data/models/...]
   python scripts/train_claim_judge.py evaluate [--model ...]   # AUC on the calibration split
@@ -56,6 +63,13 @@ SQUAD_QUESTIONS = 1500
 
 
 FOLDS = 3
+TRAIN_FOLDS = 5  # RAGTruth QA train: 394 questions, grouped 5-fold out-of-fold scores
+
+
+def train_fold_of(source_id: str) -> int:
+    """The fold (0-4) of a RAGTruth QA train question: every answer to it shares its fold."""
+    digest = hashlib.sha256(f"claim-judge-train:{source_id}".encode()).hexdigest()
+    return int(digest, 16) % TRAIN_FOLDS
 
 
 def fold_of(source_id: str) -> int:
@@ -276,6 +290,74 @@ def build_data(
         print(f"{path}: {len(rows)} pairs; per source [unsupported, supported]: {counts}")
 
 
+def build_train_data(
+    records: Path, out: Path, seed: int = SEED, squad_questions: int = 10**6
+) -> None:
+    """Training pairs from RAGTruth QA TRAIN (no dev answer anywhere): every judge input
+    `check_answer` built for each train answer (recorded by `fit_fast_judge.py record --data
+    train --no-gguf`: the claim and evidence sides, labelled by the claim's overlap with the
+    hallucinated spans), the swapped / negated claims and removed passage sentences of the same
+    answers, HaluEval 1-50 and SQuAD train. Every RAGTruth-derived row carries its question's
+    fold (`train_fold_of`), so an out-of-fold model skips all of it."""
+    from scripts.fit_fast_judge import load_answers
+
+    rng = random.Random(seed)
+    recorded = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    answers = {a["id"]: a for a in load_answers("train")}
+    rows: list[dict] = []
+    for answer in recorded:
+        record = answers[answer["id"]]
+        fold, group = train_fold_of(record["source_id"]), record["source_id"]
+        first = len(rows)
+        pairs = {}
+        for claim in answer["claims"]:
+            judged, label = claim.get("judged"), int(not claim["hallucinated"])
+            windows = (judged or {}).get("windows") or [
+                (judged["claim_side"], judged["evidence_side"]) if judged else None
+            ]
+            if not judged or (len(windows) > 1 and not label):
+                continue  # a hallucinated long claim: which of its windows is wrong is unknown
+            for side in windows:
+                pairs[tuple(side)] = min(pairs.get(tuple(side), 1), label)
+        for (claim_side, evidence_side), label in pairs.items():
+            row = {
+                "question": claim_side,
+                "passage": evidence_side,
+                "label": label,
+                "source": "ragtruth",
+                "question_id": f"ragtruth:{group}",
+                "impossible": not label,
+            }
+            rows.append(row)
+            claim = claim_side.split(" | ")[0]
+            changed = swapped(claim, evidence_side, rng) if label else None
+            if changed and changed != claim:
+                rows.append(
+                    {
+                        **row,
+                        "question": claim_side.replace(claim, changed, 1),
+                        "label": 0,
+                        "source": "swapped",
+                        "impossible": True,
+                    }
+                )
+        texts = [item["text"] for item in record["evidence"].values()]
+        rows += removed_sentence_rows(texts, record["question"], group, rng, per_answer=6)
+        for row in rows[first:]:
+            row["fold"] = fold
+    rows += halueval_rows()
+    rows += squad_rows(rng, squad_questions)
+    out.mkdir(parents=True, exist_ok=True)
+    rng.shuffle(rows)
+    path = out / "train.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (out / "calibration.jsonl").write_text("", encoding="utf-8")
+    counts: dict[str, list[int]] = {}
+    for row in rows:
+        counts.setdefault(row["source"], [0, 0])[row["label"]] += 1
+    print(f"{path}: {len(rows)} pairs; per source [unsupported, supported]: {counts}")
+
+
 def init_from_onnx(model_dir: Path, out: Path) -> None:
     """A torch checkpoint from an int8 ONNX cross-encoder this project exported (the
     answerability model): its weights dequantized, each MatMul weight named by the bias its
@@ -375,7 +457,19 @@ def main() -> None:
     data_cmd.add_argument(
         "--holdout", default="0", help="fold 0-2 kept out as calibration, or 'none' (all train)"
     )
-    data_cmd.add_argument("--squad-questions", type=int, default=SQUAD_QUESTIONS)
+    data_cmd.add_argument("--squad-questions", type=int, default=None)
+    data_cmd.add_argument(
+        "--source",
+        choices=["dev-fit", "train"],
+        default="dev-fit",
+        help="train: RAGTruth QA train only (v2); dev-fit: the dev set's fit split (v1)",
+    )
+    data_cmd.add_argument(
+        "--records",
+        type=Path,
+        default=ROOT / ".cache" / "fast-judge-train.jsonl",
+        help="--source train: the judge inputs `fit_fast_judge.py record --data train` wrote",
+    )
     train_cmd = sub.add_parser("train", help="fine-tune the packaged MiniLM as a cross-encoder")
     train_cmd.add_argument("--data", type=Path, default=DEFAULT_DATA)
     train_cmd.add_argument("--checkpoint", type=Path, default=DEFAULT_DATA / "checkpoint")
@@ -400,8 +494,13 @@ def main() -> None:
     args = parser.parse_args()
     base.MAX_LENGTH = MAX_LENGTH  # read by base's encoder at call time
     if args.command == "data":
-        holdout = None if args.holdout == "none" else int(args.holdout)
-        build_data(args.out, args.seed, holdout, args.squad_questions)
+        if args.source == "train":
+            squad = 10**6 if args.squad_questions is None else args.squad_questions
+            build_train_data(args.records, args.out, args.seed, squad)
+        else:
+            holdout = None if args.holdout == "none" else int(args.holdout)
+            squad = SQUAD_QUESTIONS if args.squad_questions is None else args.squad_questions
+            build_data(args.out, args.seed, holdout, squad)
     elif args.command == "train":
         base.train(
             args.data,

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from stages import guardrails
-from stages.guardrails import Config, judge
+from stages.guardrails import Config, checker, judge
 from stages.guardrails.config import FastJudge
 from stages.models import onnx_pairs
 
@@ -154,3 +154,44 @@ def test_the_shipped_model_prefers_a_supported_paraphrase_to_a_changed_fact():
     p_right = made.judge(right, evidence, question, part=True).score
     p_wrong = made.judge(wrong, evidence, question, part=True).score
     assert p_right > p_wrong
+
+
+# --- claim-judge-minilm-v2: trained and fitted on RAGTruth QA train (opt-in) ------------------
+
+MODEL_V2 = ROOT / "data" / "models" / "claim-judge-minilm-v2"
+
+
+def fast_judge_of(config_file: str) -> FastJudge:
+    configured = yaml.safe_load((ROOT / "configs" / config_file).read_text(encoding="utf-8"))
+    return FastJudge.model_validate(configured["fast_judge"])
+
+
+def test_the_v2_config_names_the_shipped_v2_model_with_its_hash():
+    fast = fast_judge_of("guardrails-fast-v2.yaml")
+    assert (ROOT / fast.model_path).resolve() == MODEL_V2.resolve()
+    assert fast.model_sha256 == (MODEL_V2 / "model.onnx.sha256").read_text().split()[0]
+    assert onnx_pairs.load(MODEL_V2, max_length=fast.max_length).sha256 == fast.model_sha256
+
+
+def test_the_v2_config_decides_every_claim_without_the_gguf_as_it_was_fitted():
+    """Fitted with every judged train claim scored by the cross-encoder (no GGUF P(yes) there):
+    no band, and one-claim and short answers are its too."""
+    config = Config(judge="llm", fast_judge=fast_judge_of("guardrails-fast-v2.yaml"))
+    slow = SlowJudge(0.5)
+    made = checker.make_fast_judge(config, slow)
+    made.probability = lambda claim_side, evidence_side: 0.5  # the middle of any band
+    for part in (True, False):
+        verdict = made.judge("Business costs €29 a user.", [SPAN], "Price?", part)
+        assert verdict.backend == "fast" and verdict.score == 0.5
+    assert slow.asked == []
+
+
+def test_the_v2_model_prefers_a_supported_paraphrase_to_a_changed_fact():
+    fast = fast_judge_of("guardrails-fast-v2.yaml")
+    made = judge.fast_judge(
+        str(MODEL_V2), None, scale=fast.scale, bias=fast.bias, reject=0.0, accept=1.0
+    )
+    evidence = ["The Business plan costs €29 per user per month and includes 250 GB of storage."]
+    right = made.judge("The Business plan costs €29 per user a month.", evidence, "Price?", True)
+    wrong = made.judge("The Business plan costs €90 per user a month.", evidence, "Price?", True)
+    assert right.score > wrong.score
