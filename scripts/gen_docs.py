@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CARDS = {  # page name -> the card's source, relative to the repository root
     "claim-judge-minilm-v1": "data/models/claim-judge-minilm-v1/README.md",
+    "claim-judge-minilm-v2": "data/models/claim-judge-minilm-v2/README.md",
     "answerability-minilm-v4": "data/models/answerability-minilm-v4/README.md",
     "answerability-minilm-v2": "data/models/answerability-minilm-v2/README.md",
     "ranker-product-training-data": "data/training/ranker-product/README.md",
