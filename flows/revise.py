@@ -177,11 +177,13 @@ def _write_merged(store, config, refs, finals, reports, log, round_keys, started
         return cached
     order = list(finals)
     tables = {
-        "final_answers": contracts.from_rows([finals[q] for q in order], "final_answers"),
-        "hallucination_reports": contracts.from_rows(
-            [reports[q] for q in order], "hallucination_reports"
+        "final_answers": contracts.table_of(
+            "final_answers", [finals[q] for q in order], stage="revise"
         ),
-        "revision_log": contracts.from_rows(log, "revision_log"),
+        "hallucination_reports": contracts.table_of(
+            "hallucination_reports", [reports[q] for q in order], stage="revise"
+        ),
+        "revision_log": contracts.table_of("revision_log", log, stage="revise"),
     }
     return store.write(
         NAME,
