@@ -222,9 +222,9 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
         if check_run is None:
             return refused("not_implemented", "the agent-run detector is not installed")
 
-        def call(_: str, _stop: threading.Event) -> CallToolResult:
+        def call(_: str, stop: threading.Event) -> CallToolResult:
             try:
-                report = check_run(run)
+                report = check_run(run, stop)
             except (ValueError, TypeError, KeyError) as exc:
                 return refused("invalid_run", str(exc).splitlines()[0][:300])
             if hasattr(report, "model_dump"):
