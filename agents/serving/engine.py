@@ -141,6 +141,7 @@ class Engine:
         self.snapshot = self.load_snapshot()
         self.principals = set(config.stage_config("source_selection").principals)
         self._llm = threading.BoundedSemaphore(agents.limits.llm_concurrency)
+        self._searching = threading.BoundedSemaphore(agents.limits.search_concurrency)
         self._ids = itertools.count(1)
 
     @property
@@ -261,6 +262,18 @@ class Engine:
         finally:
             self._llm.release()
 
+    @contextmanager
+    def search_turn(self, stop: threading.Event | None = None) -> Iterator[None]:
+        """One of `search_concurrency` turns to run the search stages; a request whose caller
+        gave up while it waited stops waiting (`Cancelled`)."""
+        while not self._searching.acquire(timeout=0.05):
+            if stop is not None and stop.is_set():
+                raise Cancelled("the caller gave up while waiting for its turn to search")
+        try:
+            yield
+        finally:
+            self._searching.release()
+
     def checks(self, query_type: str, confidence_check: bool | None) -> bool:
         """Whether this search gets the LLM's confidence check (critical query types)."""
         if confidence_check is not None:
@@ -337,10 +350,12 @@ class Engine:
             tables = {**snapshot.shared, "questions": questions}
             narrow = {"admits": admits, "depth": page.depth}
             if self.checks(query_type, confidence_check):
-                with self.llm_slot(stop), stop_when(stop) if stop else nullcontext():
+                stopping = stop_when(stop) if stop else nullcontext()
+                with self.llm_slot(stop), stopping, self.search_turn(stop):
                     tables = self.run_search_stages(tables, check=True, **narrow)
             else:
-                tables = self.run_search_stages(tables, **narrow)
+                with self.search_turn(stop):
+                    tables = self.run_search_stages(tables, **narrow)
         except (Busy, Cancelled):
             raise
         except Exception:  # the stages catch their own; this is the serving code failing

@@ -105,7 +105,7 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
         "(doc://{doc_id}#{start}-{end}) as a resource to read its section.",
     )
     limits = agents.limits
-    check_run = make_checker(agents.check)
+    check_run = make_checker(agents.check, getattr(engine, "llm_slot", None))
 
     def who(ctx: Context | None) -> str:
         headers = ctx.headers if ctx is not None else None
