@@ -291,3 +291,54 @@ def test_the_pair_scorer_refuses_to_score_for_a_stopped_request():
     stopped.set()
     with chat.stop_when(stopped), pytest.raises(chat.Cancelled):
         scorer.score([("q", "p")])
+
+
+class JudgeServer:
+    """A stand-in for xllamacpp's Server answering a one-token judge prompt: `chunks` prompt
+    chunks (progress callbacks when asked), then the token with its top log-probabilities, as
+    llama.cpp streams a completion."""
+
+    TOP = [{"token": "Yes", "logprob": -0.02}, {"token": "No", "logprob": -4.2}]
+
+    def __init__(self, chunks: int, seconds_per_chunk: float) -> None:
+        self.chunks, self.pace, self.read = chunks, seconds_per_chunk, 0
+        self.streamed: list[bool] = []
+
+    def handle_completions(self, request, callback=None):
+        self.streamed.append(bool(request.get("stream")))
+        token = {"token": "Yes", "logprob": -0.02, "top_logprobs": self.TOP}
+        for _ in range(self.chunks):
+            time.sleep(self.pace)
+            self.read += 1
+            if request.get("return_progress") and callback({"prompt_progress": {"processed": 1}}):
+                return None
+        if not request.get("stream"):
+            return {"choices": [{"text": "Yes", "logprobs": {"content": [token]}}]}
+        callback({"choices": [{"text": "Yes", "logprobs": {"content": [token]}}]})
+        callback({"choices": [{"text": "", "finish_reason": "length"}], "usage": {"x": 1}})
+        return None
+
+
+def test_the_llm_judge_reads_the_same_reply_streamed_and_stops_while_reading(monkeypatch):
+    from stages.models import yesno
+
+    server = JudgeServer(chunks=3, seconds_per_chunk=0.0)
+    plain = chat.stoppable_completion(server, {"prompt": "p", "max_tokens": 1})
+    with chat.stop_when(threading.Event()):
+        streamed = chat.stoppable_completion(server, {"prompt": "p", "max_tokens": 1})
+    assert server.streamed == [False, True]
+    top = streamed["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+    assert top == plain["choices"][0]["logprobs"]["content"][0]["top_logprobs"] == server.TOP
+    assert streamed["choices"][0]["finish_reason"] == "length"
+
+    slow = JudgeServer(chunks=40, seconds_per_chunk=0.05)
+    judge = yesno.LlamaYesNo.__new__(yesno.LlamaYesNo)
+    judge.settings = chat.LLMSettings()
+    monkeypatch.setattr(judge, "_ready", lambda: slow)
+    monkeypatch.setattr(yesno, "prime_prefix", lambda server, prefix: "off")
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with chat.stop_when(stop), pytest.raises(chat.Cancelled):  # not a recorded judge failure
+        judge.p_yes("system", "claim")
+    assert time.monotonic() - started < 0.8 and slow.read < 15

@@ -142,6 +142,50 @@ def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) 
     return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
 
 
+def stoppable_completion(server: Any, request: dict[str, Any]) -> Any:
+    """`server.handle_completions(request)`, or under a stop flag (`stop_when`) the same
+    completion streamed with prompt progress, so a request stopped while its prompt is read
+    frees the model after the chunk being read; `Cancelled` once stopped. The reply has the
+    unstreamed shape (choices[0] text, logprobs content, finish_reason; usage, timings)."""
+    stop = _STOP.get()
+    raise_if_cancelled()
+    if stop is None:
+        return server.handle_completions(request)
+    text: list[str] = []
+    tokens: list[Any] = []
+    final: dict[str, Any] = {}
+
+    def on_chunk(chunk: Any) -> bool:
+        if stop.is_set():
+            return True
+        if not isinstance(chunk, dict) or chunk.get("prompt_progress"):
+            return False
+        if chunk.get("error"):
+            final["error"] = chunk["error"]
+            return True
+        for choice in chunk.get("choices") or []:
+            text.append(choice.get("text") or "")
+            tokens.extend((choice.get("logprobs") or {}).get("content") or [])
+            if choice.get("finish_reason"):
+                final["finish_reason"] = choice["finish_reason"]
+        for key in ("usage", "timings"):
+            if chunk.get(key):
+                final[key] = chunk[key]
+        return False
+
+    server.handle_completions({**request, "stream": True, "return_progress": True}, on_chunk)
+    if stop.is_set():
+        raise Cancelled("the request's deadline passed; the model stopped reading")
+    if final.get("error"):
+        return {"error": final["error"]}
+    choice = {
+        "text": "".join(text),
+        "logprobs": {"content": tokens},
+        "finish_reason": final.get("finish_reason"),
+    }
+    return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
+
+
 _LOADED: list[Any] = []
 _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its caches go there
 # Prompt tokens llama.cpp reads per step in a process that serves requests (None: its default,
