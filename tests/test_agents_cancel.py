@@ -81,8 +81,13 @@ def test_a_serving_process_reads_prompts_in_chunks_and_bounds_the_prompt_cache(t
         served = chat.LlamaCppClient(gguf, model_sha256=None)
     finally:
         chat.read_prompts_in_chunks(None)
-    assert served._load_args[-2] == chat.SERVING_PROMPT_CHUNK
-    assert chat.LlamaCppClient(gguf, model_sha256=None)._load_args[-2] is None
+    assert served._load_args[-3:] == (chat.SERVING_PROMPT_CHUNK, True, True)  # mapped
+    batch = chat.LlamaCppClient(gguf, model_sha256=None)._load_args
+    assert batch[-3:] == (None, False, True)  # repacked in a batch process: read, not mapped
+    plain = chat.LlamaCppClient(gguf, model_sha256=None, repack_weights=False)._load_args
+    assert plain[-3:] == (None, True, False)  # nothing copied: mapped, all of it shared
+    read = chat.server_params("m.gguf", 1024, None, map_weights=False)
+    assert read.load_mode != chat.server_params("m.gguf", 1024, None).load_mode
 
 
 def _mapping_rss_kb(path: Path) -> int:

@@ -233,11 +233,13 @@ def server_params(
     kv_dir: str | None = None,
     repack_weights: bool = True,
     n_batch: int | None = None,
+    map_weights: bool = True,
 ) -> Any:
     """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
     its HTTP listener on loopback behind a random API key nobody is told (in process, the
     `handle_*` calls do not go through HTTP, except slot save / restore into `kv_dir`).
-    `n_batch`: prompt tokens read per step (see `read_prompts_in_chunks`)."""
+    `n_batch`: prompt tokens read per step (see `read_prompts_in_chunks`); `map_weights`
+    false: the weights are read into memory instead of memory-mapped (see `load_server`)."""
     import xllamacpp
 
     threads = n_threads or os.cpu_count() or 1
@@ -250,6 +252,8 @@ def server_params(
     params.warmup = False  # a warm-up pass costs a second at load and changes no output
     params.no_extra_bufts = not repack_weights  # see LLMSettings.repack_weights
     params.cache_ram_mib = PROMPT_RAM_CACHE_MIB
+    if not map_weights:
+        params.load_mode = type(params.load_mode).LLAMA_LOAD_MODE_NONE
     if n_batch:
         params.n_batch = n_batch
         params.n_ubatch = min(params.n_ubatch, n_batch)
@@ -271,27 +275,34 @@ def load_server(
     n_threads: int | None,
     kv_dir: str | None = None,
     n_batch: int | None = None,
+    map_weights: bool = True,
     repack_weights: bool = True,
 ) -> Any:
     """One xllamacpp `Server` per process and model identity (path and hash) and context size:
     loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
-    server is thread-safe; sampling settings (temperature, seed) travel with each request."""
+    server is thread-safe; sampling settings (temperature, seed) travel with each request.
+
+    Memory: repacking copies most weights (about 600 MB of the 1.1 GB file) into llama.cpp's own
+    buffers. Memory-mapped, the file's pages are released after the load (`release_file_pages`)
+    and only the tensors still read from the file stay resident, shared with other processes
+    that map it: the lowest lasting RSS (1.2 GB for the packaged model), for a server. But while
+    it loads, every page of the file is resident beside the copies (1.9 GB for a few seconds;
+    the load holds the GIL, so nothing can release them meanwhile). Read into memory instead
+    (`map_weights` false), the peak is the lasting size (1.3 GB, none of it shared): a batch
+    run's choice, whose peak is what counts."""
     try:
         import xllamacpp
     except ImportError as exc:
         raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
-    params = server_params(model_path, n_ctx, n_threads, kv_dir, repack_weights, n_batch)
+    params = server_params(
+        model_path, n_ctx, n_threads, kv_dir, repack_weights, n_batch, map_weights
+    )
     started = time.perf_counter()
-    loaded = threading.Event()
-    if repack_weights:  # while it loads too, so the file's pages never all count at once
-        threading.Thread(target=_release_until, args=(model_path, loaded), daemon=True).start()
     try:
         server = xllamacpp.Server(params)
     except (ValueError, RuntimeError, OSError) as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
-    finally:
-        loaded.set()
-    if repack_weights:
+    if repack_weights and map_weights:
         release_file_pages(model_path)
     seconds = time.perf_counter() - started
     log.debug("llama.cpp loaded %s in %.2fs", model_path, seconds, extra={"load_s": seconds})
@@ -330,11 +341,6 @@ def release_file_pages(path: str) -> int:
         if libc.madvise(start, end - start, advice) == 0:
             released += end - start
     return released
-
-
-def _release_until(path: str, done: threading.Event, every_s: float = 0.2) -> None:
-    while not done.wait(every_s):
-        release_file_pages(path)
 
 
 class PrefixStates:
@@ -502,6 +508,9 @@ class LlamaCppClient(ChatClient):
             n_threads,
             kv_dir,
             _PROMPT_CHUNK[0] if _PROMPT_CHUNK else None,
+            # a server maps the weights (lowest lasting RSS); a batch process reads them when
+            # repacking (lowest peak); see load_server
+            bool(_PROMPT_CHUNK) or not repack_weights,
             repack_weights,
         )
 
