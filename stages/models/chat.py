@@ -194,9 +194,10 @@ _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its cach
 _PROMPT_CHUNK: list[int] = []
 SERVING_PROMPT_CHUNK = 64
 # Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back
-# (its default is 8 GiB, which a server asked many different questions fills and keeps): enough
-# for the system prompts of the stages that share the model (about 30 MB per 1,000 tokens).
-PROMPT_RAM_CACHE_MIB = 256
+# (its default is 8 GiB, which a server asked many different questions fills and keeps): about
+# two prompts' states (28 MB per 1,000 tokens), so a server's RSS can rise by at most this much
+# above its warmed size, while switching between two stages' prompts still reuses their states.
+PROMPT_RAM_CACHE_MIB = 64
 DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
 
 
