@@ -347,3 +347,21 @@ def test_the_llm_judge_reads_the_same_reply_streamed_and_stops_while_reading(mon
     with chat.stop_when(stop), pytest.raises(chat.Cancelled):  # not a recorded judge failure
         judge.p_yes("system", "claim")
     assert time.monotonic() - started < 0.8 and slow.read < 15
+
+
+def test_searches_wait_for_a_turn_and_a_stopped_one_stops_waiting():
+    from agents.serving.agents_config import Limits
+    from agents.serving.engine import Engine
+
+    assert Limits().search_concurrency == 2
+    engine = Engine.__new__(Engine)
+    engine._searching = threading.BoundedSemaphore(1)
+    stop = threading.Event()
+    with engine.search_turn():
+        threading.Timer(0.2, stop.set).start()
+        started = time.monotonic()
+        with pytest.raises(chat.Cancelled), engine.search_turn(stop):
+            pass
+        assert 0.15 < time.monotonic() - started < 0.6
+    with engine.search_turn(threading.Event()):  # the turn was given back
+        pass
