@@ -14,7 +14,8 @@ The tables form a `Snapshot`; `reindex` builds the next one and swaps it in with
 assignment, so a request finishes on the snapshot it began with. A search's `filters` mark
 documents ineligible after source selection (they narrow the principal's permissions, never
 widen them); `top_k` and a cursor bound to the search page through its sources. A caller's stop
-flag reaches the LLM (`stages.models.chat.stop_when`), which stops at its next token.
+flag reaches the LLM (`stages.models.chat.stop_when`), which stops at its next token or, while
+it reads the prompt, at the end of the chunk of prompt tokens it is reading.
 """
 
 from __future__ import annotations
@@ -42,7 +43,13 @@ from flows.executor import questions_table, run_shared_stages, run_stages
 from flows.pipeline_config import PipelineConfig
 from flows.registry import STAGES, WIRING, shared_stages, upstream
 from stages.formats.anchors import anchor_label
-from stages.models.chat import Cancelled, stop_when, use_cache_root
+from stages.models.chat import (
+    SERVING_PROMPT_CHUNK,
+    Cancelled,
+    read_prompts_in_chunks,
+    stop_when,
+    use_cache_root,
+)
 
 log = logging.getLogger(__name__)
 # what a search runs per request: every stage evidence needs, less the corpus's shared ones
@@ -128,10 +135,13 @@ class Engine:
         self.store = config.artifact_store()
         # the LLM's saved KV states go under the store, never the working directory
         use_cache_root(self.store.local_state_dir())
+        # a request past its deadline frees the model within one chunk of its prompt
+        read_prompts_in_chunks(SERVING_PROMPT_CHUNK)
         self._reindexing = threading.Lock()
         self.snapshot = self.load_snapshot()
         self.principals = set(config.stage_config("source_selection").principals)
         self._llm = threading.BoundedSemaphore(agents.limits.llm_concurrency)
+        self._searching = threading.BoundedSemaphore(agents.limits.search_concurrency)
         self._ids = itertools.count(1)
 
     @property
@@ -252,6 +262,18 @@ class Engine:
         finally:
             self._llm.release()
 
+    @contextmanager
+    def search_turn(self, stop: threading.Event | None = None) -> Iterator[None]:
+        """One of `search_concurrency` turns to run the search stages; a request whose caller
+        gave up while it waited stops waiting (`Cancelled`)."""
+        while not self._searching.acquire(timeout=0.05):
+            if stop is not None and stop.is_set():
+                raise Cancelled("the caller gave up while waiting for its turn to search")
+        try:
+            yield
+        finally:
+            self._searching.release()
+
     def checks(self, query_type: str, confidence_check: bool | None) -> bool:
         """Whether this search gets the LLM's confidence check (critical query types)."""
         if confidence_check is not None:
@@ -328,10 +350,12 @@ class Engine:
             tables = {**snapshot.shared, "questions": questions}
             narrow = {"admits": admits, "depth": page.depth}
             if self.checks(query_type, confidence_check):
-                with self.llm_slot(stop), stop_when(stop) if stop else nullcontext():
+                stopping = stop_when(stop) if stop else nullcontext()
+                with self.llm_slot(stop), stopping, self.search_turn(stop):
                     tables = self.run_search_stages(tables, check=True, **narrow)
             else:
-                tables = self.run_search_stages(tables, **narrow)
+                with self.search_turn(stop):
+                    tables = self.run_search_stages(tables, **narrow)
         except (Busy, Cancelled):
             raise
         except Exception:  # the stages catch their own; this is the serving code failing

@@ -12,6 +12,7 @@ HTTP 200 with `is_error` in the body (agents pass it to the model as is); every 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import json
 import logging
@@ -30,7 +31,7 @@ from agents.serving import auth, tools
 from agents.serving import result as results
 from agents.serving.engine import Busy, Engine, Filters, RequestError
 from agents.serving.ground import ToolOutput, ground_tool_result
-from stages.models.chat import Cancelled
+from stages.models.chat import Cancelled, stop_when
 
 log = logging.getLogger(__name__)
 QueryType = Literal["general", "pricing", "contract", "dates", "policy", "hr", "sla", "support"]
@@ -412,7 +413,7 @@ def create_app(engine: Engine) -> FastAPI:
 
         return await bounded(call, limits.answer_timeout_s, body.question, body.query_type)
 
-    check_run = make_checker(agents.check)
+    check_run = make_checker(agents.check, getattr(engine, "llm_slot", None))
 
     @app.post("/v1/check", responses={**ERRORS, 501: {"model": ErrorBody}})
     async def check(body: CheckRequest, who: str = Depends(credentials)) -> dict[str, Any]:
@@ -421,9 +422,9 @@ def create_app(engine: Engine) -> FastAPI:
             raise ApiError(501, "not_implemented", "the agent-run detector is not installed")
         check_length("run", body.run, limits.max_raw_chars)
 
-        def call(_stop: threading.Event) -> dict[str, Any]:
+        def call(stop: threading.Event) -> dict[str, Any]:
             try:
-                return {"report": _jsonable_report(check_run(body.run))}
+                return {"report": _jsonable_report(check_run(body.run, stop))}
             except (ValueError, TypeError, KeyError) as exc:  # a malformed run: say what
                 raise ApiError(422, "invalid_run", str(exc).splitlines()[0][:300]) from exc
 
@@ -531,10 +532,19 @@ def load_check_run() -> Callable[..., Any] | None:
     return check_run
 
 
-def make_checker(settings: dict[str, Any]) -> Callable[[Any], Any] | None:
+def make_checker(
+    settings: dict[str, Any], slot: Callable[..., Any] | None = None
+) -> Callable[..., Any] | None:
     """The agent-run check with the served settings (configs/agents.yaml `check:`), its judge
     loaded once for the process and shared by every request; checks run one at a time, so each
-    report counts only its own judge calls. None when the detector is not installed."""
+    report counts only its own judge calls. None when the detector is not installed.
+
+    `slot(stop)`: the engine's LLM slot (`Engine.llm_slot`): a check's judge shares the model
+    with answers, so it waits its turn as they do and is refused as busy (`Busy`, a 429) after
+    the same bounded wait, never queued past its caller's deadline.
+    `check_run(run, stop)`: once `stop` is set, a check still waiting for its turn gives up
+    (`Cancelled`) and one running stops at its judge's next model call (the LLM at its next
+    token or prompt chunk, the cross-encoder before its next claim)."""
     if load_check_run() is None:
         return None
     from agents.checking import check as agent_check
@@ -543,11 +553,18 @@ def make_checker(settings: dict[str, Any]) -> Callable[[Any], Any] | None:
     lock = threading.Lock()
     shared: list[Any] = []  # the toolkit, made on the first check
 
-    def check_run(run: Any) -> Any:
-        with lock:
-            if not shared:
-                shared.append(agent_check.make_toolkit(config))
-            return agent_check.check_run(run, config, toolkit=shared[0])
+    def check_run(run: Any, stop: threading.Event | None = None) -> Any:
+        with slot(stop) if slot is not None else contextlib.nullcontext():
+            while not lock.acquire(timeout=0.05):
+                if stop is not None and stop.is_set():
+                    raise Cancelled("the caller gave up while waiting for the checker")
+            try:
+                with stop_when(stop) if stop is not None else contextlib.nullcontext():
+                    if not shared:
+                        shared.append(agent_check.make_toolkit(config))
+                    return agent_check.check_run(run, config, toolkit=shared[0])
+            finally:
+                lock.release()
 
     return check_run
 

@@ -105,7 +105,7 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
         "(doc://{doc_id}#{start}-{end}) as a resource to read its section.",
     )
     limits = agents.limits
-    check_run = make_checker(agents.check)
+    check_run = make_checker(agents.check, getattr(engine, "llm_slot", None))
 
     def who(ctx: Context | None) -> str:
         headers = ctx.headers if ctx is not None else None
@@ -222,9 +222,9 @@ def create_server(engine: Engine, stdio_key: str | None = None) -> MCPServer:
         if check_run is None:
             return refused("not_implemented", "the agent-run detector is not installed")
 
-        def call(_: str, _stop: threading.Event) -> CallToolResult:
+        def call(_: str, stop: threading.Event) -> CallToolResult:
             try:
-                report = check_run(run)
+                report = check_run(run, stop)
             except (ValueError, TypeError, KeyError) as exc:
                 return refused("invalid_run", str(exc).splitlines()[0][:300])
             if hasattr(report, "model_dump"):

@@ -104,14 +104,18 @@ def raise_if_cancelled() -> None:
 
 def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
     """One chat completion streamed token by token, stopped (the callback returns True, which
-    tells llama.cpp to cancel the task and free the slot) once `stop` is set."""
+    tells llama.cpp to cancel the task and free the slot) once `stop` is set.
+
+    `return_progress` makes llama.cpp call back after every batch of prompt tokens it reads, not
+    only once it generates: with the prompt read in `prompt_chunk_tokens` batches, a request
+    stopped while its long prompt is being read frees the model after that chunk."""
     parts: list[str] = []
     final: dict[str, Any] = {}
 
     def on_chunk(chunk: Any) -> bool:
         if stop.is_set():
             return True
-        if not isinstance(chunk, dict):
+        if not isinstance(chunk, dict) or chunk.get("prompt_progress"):
             return False
         if chunk.get("error"):
             final["error"] = chunk["error"]
@@ -128,7 +132,7 @@ def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) 
             final["timings"] = chunk["timings"]
         return False
 
-    server.handle_chat_completions({**request, "stream": True}, on_chunk)
+    server.handle_chat_completions({**request, "stream": True, "return_progress": True}, on_chunk)
     if stop.is_set():
         raise Cancelled("the request's deadline passed; generation stopped")
     if final.get("error"):
@@ -138,8 +142,62 @@ def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) 
     return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
 
 
+def stoppable_completion(server: Any, request: dict[str, Any]) -> Any:
+    """`server.handle_completions(request)`, or under a stop flag (`stop_when`) the same
+    completion streamed with prompt progress, so a request stopped while its prompt is read
+    frees the model after the chunk being read; `Cancelled` once stopped. The reply has the
+    unstreamed shape (choices[0] text, logprobs content, finish_reason; usage, timings)."""
+    stop = _STOP.get()
+    raise_if_cancelled()
+    if stop is None:
+        return server.handle_completions(request)
+    text: list[str] = []
+    tokens: list[Any] = []
+    final: dict[str, Any] = {}
+
+    def on_chunk(chunk: Any) -> bool:
+        if stop.is_set():
+            return True
+        if not isinstance(chunk, dict) or chunk.get("prompt_progress"):
+            return False
+        if chunk.get("error"):
+            final["error"] = chunk["error"]
+            return True
+        for choice in chunk.get("choices") or []:
+            text.append(choice.get("text") or "")
+            tokens.extend((choice.get("logprobs") or {}).get("content") or [])
+            if choice.get("finish_reason"):
+                final["finish_reason"] = choice["finish_reason"]
+        for key in ("usage", "timings"):
+            if chunk.get(key):
+                final[key] = chunk[key]
+        return False
+
+    server.handle_completions({**request, "stream": True, "return_progress": True}, on_chunk)
+    if stop.is_set():
+        raise Cancelled("the request's deadline passed; the model stopped reading")
+    if final.get("error"):
+        return {"error": final["error"]}
+    choice = {
+        "text": "".join(text),
+        "logprobs": {"content": tokens},
+        "finish_reason": final.get("finish_reason"),
+    }
+    return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
+
+
 _LOADED: list[Any] = []
 _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its caches go there
+# Prompt tokens llama.cpp reads per step in a process that serves requests (None: its default,
+# 2048, which reads most prompts in one uninterruptible step). A stopped request frees the model
+# at the end of the step it is in: 64 tokens is about 1 s on 2 idle cores.
+_PROMPT_CHUNK: list[int] = []
+SERVING_PROMPT_CHUNK = 64
+# Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back
+# (its default is 8 GiB, which a server asked many different questions fills and keeps): about
+# two prompts' states (28 MB per 1,000 tokens), so a server's RSS can rise by at most this much
+# above its warmed size, while switching between two stages' prompts still reuses their states.
+PROMPT_RAM_CACHE_MIB = 64
 DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
 
 
@@ -147,6 +205,12 @@ def use_cache_root(root: Path | str | None) -> None:
     """Put the default KV-state folder under `root` (the store's local folder) instead of the
     working directory; an explicitly configured `kv_cache_dir` is kept as it is."""
     _CACHE_ROOT[:] = [Path(root)] if root else []
+
+
+def read_prompts_in_chunks(tokens: int | None) -> None:
+    """Models loaded from now on in this process read prompts `tokens` at a time (a server,
+    where a request past its deadline must free the model soon); None: llama.cpp's default."""
+    _PROMPT_CHUNK[:] = [tokens] if tokens else []
 
 
 def kv_cache_path(setting: str | Path) -> Path:
@@ -169,10 +233,14 @@ def server_params(
     n_threads: int | None,
     kv_dir: str | None = None,
     repack_weights: bool = True,
+    n_batch: int | None = None,
+    map_weights: bool = True,
 ) -> Any:
     """xllamacpp's `CommonParams` for one model: one slot with the whole context, offline, and
     its HTTP listener on loopback behind a random API key nobody is told (in process, the
-    `handle_*` calls do not go through HTTP, except slot save / restore into `kv_dir`)."""
+    `handle_*` calls do not go through HTTP, except slot save / restore into `kv_dir`).
+    `n_batch`: prompt tokens read per step (see `read_prompts_in_chunks`); `map_weights`
+    false: the weights are read into memory instead of memory-mapped (see `load_server`)."""
     import xllamacpp
 
     threads = n_threads or os.cpu_count() or 1
@@ -184,6 +252,12 @@ def server_params(
     params.cpuparams_batch.n_threads = threads
     params.warmup = False  # a warm-up pass costs a second at load and changes no output
     params.no_extra_bufts = not repack_weights  # see LLMSettings.repack_weights
+    params.cache_ram_mib = PROMPT_RAM_CACHE_MIB
+    if not map_weights:
+        params.load_mode = type(params.load_mode).LLAMA_LOAD_MODE_NONE
+    if n_batch:
+        params.n_batch = n_batch
+        params.n_ubatch = min(params.n_ubatch, n_batch)
     params.offline = True  # never ask a model hub for anything
     params.verbosity = 0  # llama.cpp's per-request timing lines would flood the logs
     params.hostnames = ["127.0.0.1"]
@@ -201,21 +275,36 @@ def load_server(
     n_ctx: int,
     n_threads: int | None,
     kv_dir: str | None = None,
+    n_batch: int | None = None,
+    map_weights: bool = True,
     repack_weights: bool = True,
 ) -> Any:
     """One xllamacpp `Server` per process and model identity (path and hash) and context size:
     loading the 1.1 GB model takes seconds, and a file replaced in place is a new model. The
-    server is thread-safe; sampling settings (temperature, seed) travel with each request."""
+    server is thread-safe; sampling settings (temperature, seed) travel with each request.
+
+    Memory: repacking copies most weights (about 600 MB of the 1.1 GB file) into llama.cpp's own
+    buffers. Memory-mapped, the file's pages are released after the load (`release_file_pages`)
+    and only the tensors still read from the file stay resident, shared with other processes
+    that map it: the lowest lasting RSS (1.2 GB for the packaged model), for a server. But while
+    it loads, every page of the file is resident beside the copies (1.9 GB for a few seconds;
+    the load holds the GIL, so nothing can release them meanwhile). Read into memory instead
+    (`map_weights` false), the peak is the lasting size (1.3 GB, none of it shared): a batch
+    run's choice, whose peak is what counts."""
     try:
         import xllamacpp
     except ImportError as exc:
         raise LLMError("xllamacpp is not installed (pip install 'grounding[llm]')") from exc
-    params = server_params(model_path, n_ctx, n_threads, kv_dir, repack_weights)
+    params = server_params(
+        model_path, n_ctx, n_threads, kv_dir, repack_weights, n_batch, map_weights
+    )
     started = time.perf_counter()
     try:
         server = xllamacpp.Server(params)
     except (ValueError, RuntimeError, OSError) as exc:
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
+    if repack_weights and map_weights:
+        release_file_pages(model_path)
     seconds = time.perf_counter() - started
     log.debug("llama.cpp loaded %s in %.2fs", model_path, seconds, extra={"load_s": seconds})
     _LOADED.append(server)
@@ -223,6 +312,36 @@ def load_server(
         identity = f"{sha256}|{n_ctx}|{'repacked' if repack_weights else 'plain'}"
         _PREFIXES[id(server)] = PrefixStates(server, params.api_keys[0], kv_dir, identity)
     return server
+
+
+def release_file_pages(path: str) -> int:
+    """Drop this process's resident pages of the memory-mapped file `path` (Linux); returns the
+    bytes advised. Repacking copies most of the GGUF's weights into llama.cpp's own buffers, yet
+    every page it read from the mapping stays resident (about 600 MB of the 1.1 GB file that no
+    token reads again). The mapping is read-only and file-backed, so a dropped page holds no
+    data of its own: the tensors still read from the file fault back in from the page cache at
+    the next token, and the process's RSS counts only those."""
+    import ctypes
+    import mmap
+
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    try:
+        maps = Path("/proc/self/maps").read_text().splitlines()
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (OSError, AttributeError):
+        return 0
+    if advice is None or not hasattr(libc, "madvise"):
+        return 0
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    released = 0
+    for line in maps:
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or fields[5] != path or "w" in fields[1]:
+            continue  # another file, or a writable mapping whose pages may hold data
+        start, end = (int(value, 16) for value in fields[0].split("-"))
+        if libc.madvise(start, end - start, advice) == 0:
+            released += end - start
+    return released
 
 
 class PrefixStates:
@@ -389,6 +508,10 @@ class LlamaCppClient(ChatClient):
             n_ctx,
             n_threads,
             kv_dir,
+            _PROMPT_CHUNK[0] if _PROMPT_CHUNK else None,
+            # a server maps the weights (lowest lasting RSS); a batch process reads them when
+            # repacking (lowest peak); see load_server
+            bool(_PROMPT_CHUNK) or not repack_weights,
             repack_weights,
         )
 
@@ -482,15 +605,20 @@ class OpenAICompatibleClient(ChatClient):
         self.response_format = response_format
         self._sleep = sleep
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
-            trust_env=False,  # never route a local server through a proxy from the environment
-            transport=transport,
-        )
+        options = {
+            "headers": headers,
+            "timeout": httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            "trust_env": False,  # never route a local server through a proxy from the environment
+            "transport": transport,
+        }
+        self._http = httpx.Client(**options)
+        # for callers with a stop flag: a connection of its own per call (no keep-alive), so a
+        # stopped call can shut its socket even while the server has sent nothing yet
+        self._stoppable = httpx.Client(**options, limits=httpx.Limits(max_keepalive_connections=0))
 
     def close(self) -> None:
         self._http.close()
+        self._stoppable.close()
 
     def _response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
         if self.response_format == "json_object":
@@ -509,6 +637,9 @@ class OpenAICompatibleClient(ChatClient):
         return base * (0.5 + random.random() / 2)
 
     def complete(self, messages: Messages, schema: dict[str, Any]) -> Completion:
+        """One chat completion. Under a stop flag (`stop_when`) the reply is streamed and the
+        call ends with `Cancelled` soon after the flag is set: its connection is shut, which
+        tells the server its client left (llama.cpp's server then stops generating)."""
         import httpx
 
         payload: dict[str, Any] = {"model": self.model, "messages": messages, **self.params}
@@ -516,11 +647,21 @@ class OpenAICompatibleClient(ChatClient):
         if response_format:
             payload["response_format"] = response_format
         url = f"{self.base_url}/chat/completions"
+        stop = _STOP.get()
         last_error = "no attempt"
         for attempt in range(self.http_retries + 1):
+            raise_if_cancelled()
             retry_after = None
             try:
-                response = self._http.post(url, json=payload)
+                if stop is None:
+                    response = self._http.post(url, json=payload)
+                else:
+                    streamed = self._streamed(url, payload, stop)
+                    if isinstance(streamed, Completion):
+                        return streamed
+                    response = streamed
+            except Cancelled:
+                raise
             except httpx.TimeoutException as exc:
                 last_error = f"timeout after attempt {attempt + 1}: {type(exc).__name__}"
             except httpx.TransportError as exc:
@@ -538,8 +679,102 @@ class OpenAICompatibleClient(ChatClient):
                 if retry_after is not None and retry_after > self.max_retry_after_s:
                     raise LLMError(f"{last_error} (Retry-After {retry_after:.0f}s is too long)")
             if attempt < self.http_retries:
-                self._sleep(self._delay(attempt, retry_after))
+                delay = self._delay(attempt, retry_after)
+                if stop is None:
+                    self._sleep(delay)
+                elif stop.wait(delay):  # a backoff is no reason to outlive the caller
+                    raise Cancelled("the request's deadline passed while waiting to retry")
         raise LLMError(f"{url}: gave up after {self.http_retries + 1} attempts: {last_error}")
+
+    def _streamed(self, url: str, payload: dict[str, Any], stop: threading.Event) -> Any:
+        """POST `payload` with `stream: true`: the `Completion`, or the response of a failed
+        status (its body read) for the retry rules; `Cancelled` once `stop` is set. A watcher
+        shuts the call's socket when the flag is set, so a read blocked on a server that has
+        not answered yet ends too, not only one between two streamed tokens."""
+        import socket
+
+        import httpx
+
+        sockets: list[Any] = []
+
+        def trace(event: str, info: dict[str, Any]) -> None:
+            if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+                stream = info.get("return_value")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if sock is not None:
+                    sockets.append(sock)
+
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.wait(0.02):
+                if stop.is_set():
+                    for sock in sockets:
+                        with contextlib.suppress(OSError):
+                            sock.shutdown(socket.SHUT_RDWR)
+                    return
+
+        watcher = threading.Thread(target=watch, name="llm-stop-watch", daemon=True)
+        watcher.start()
+        request = {**payload, "stream": True}
+        try:
+            with self._stoppable.stream(
+                "POST", url, json=request, extensions={"trace": trace}
+            ) as response:
+                if response.status_code != 200:
+                    response.read()
+                    return response
+                if "text/event-stream" not in response.headers.get("content-type", ""):
+                    body = response.read()  # a server that answers in one piece
+                    try:
+                        return _completion_from(json.loads(body))
+                    except ValueError as exc:
+                        raise LLMError(f"server returned non-JSON body: {exc}") from exc
+                return _completion_from_events(response.iter_lines(), stop)
+        except httpx.HTTPError:
+            if stop.is_set():
+                raise Cancelled("the request's deadline passed; the stream was closed") from None
+            raise
+        finally:
+            finished.set()
+
+
+def _completion_from_events(lines: Iterator[str], stop: threading.Event) -> Completion:
+    """A `Completion` from an OpenAI chat stream's server-sent events (`data: {...}` lines up to
+    `data: [DONE]`); `Cancelled` as soon as `stop` is set between two of them."""
+    parts: list[str] = []
+    finish_reason, usage = None, {}
+    for line in lines:
+        if stop.is_set():
+            raise Cancelled("the request's deadline passed; the stream was closed")
+        if not line.startswith("data:"):
+            continue  # comments, event names, keep-alive blank lines
+        data = line[len("data:") :].strip()
+        if data == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise LLMError(f"malformed event in the chat stream: {data[:200]}") from exc
+        if not isinstance(chunk, dict):
+            raise LLMError(f"malformed event in the chat stream: {data[:200]}")
+        if chunk.get("error"):
+            raise LLMError(f"the server failed mid-stream: {str(chunk['error'])[:200]}")
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                parts.append(delta["content"])
+            if choice.get("finish_reason"):
+                finish_reason = choice["finish_reason"]
+        usage = chunk.get("usage") or usage
+    if stop.is_set():
+        raise Cancelled("the request's deadline passed; the stream was closed")
+    return Completion(
+        text="".join(parts),
+        finish_reason=finish_reason,
+        tokens_prompt=usage.get("prompt_tokens"),
+        tokens_completion=usage.get("completion_tokens"),
+    )
 
 
 def chat_client(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from stages.models.chat import raise_if_cancelled
 from stages.models.files import file_sha256
 
 BATCH = 64
@@ -69,7 +70,10 @@ class OnnxPairScorer:
         self._lock = threading.Lock()
 
     def score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        """Raw logits, one per pair (apply a calibration to read them as probabilities)."""
+        """Raw logits, one per pair (apply a calibration to read them as probabilities).
+        `Cancelled` when the caller's stop flag (`chat.stop_when`) is set: a judge scoring claim
+        after claim for a request past its deadline stops at its next claim."""
+        raise_if_cancelled()
         out = np.zeros(len(pairs), dtype=float)
         todo: list[int] = []
         with self._lock:

@@ -20,6 +20,7 @@ import re
 from typing import Any, Protocol
 
 from stages.models.chat import (
+    Cancelled,
     LazyClient,
     LlamaCppClient,
     chat_client,
@@ -27,6 +28,7 @@ from stages.models.chat import (
     prime_prefix,
     raise_if_cancelled,
     server_reply,
+    stoppable_completion,
 )
 from stages.models.errors import JudgeError, LLMError
 from stages.models.files import model_id_for, verify_gguf
@@ -115,8 +117,10 @@ class LlamaYesNo:
         }
         try:
             prime_prefix(server, chatml_system_prefix(system))
-            body = server_reply(server.handle_completions(request), "evaluation")
+            body = server_reply(stoppable_completion(server, request), "evaluation")
             return body["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        except Cancelled:
+            raise  # the caller gave up: not a judge failure to record
         except LLMError as exc:
             raise JudgeError(_context_message(str(exc), self.settings.n_ctx)) from exc
         except (ValueError, RuntimeError, KeyError, IndexError, TypeError) as exc:
