@@ -65,6 +65,7 @@ import stages.guardrails.groundedness as groundedness
 import stages.guardrails.judge as judge
 import stages.guardrails.pii as pii
 import stages.guardrails.short_answers as short_answers
+import stages.guardrails.table_rows as table_rows
 from stages.common import citations
 from stages.common.text import strip_markers
 from stages.guardrails.config import Config  # the stage's settings (configs/guardrails.yaml)
@@ -81,7 +82,7 @@ from stages.models.errors import LLMError
 
 # What the checker finds in an answer, recorded in the reports `check_answer` writes; the
 # guardrails stage states its own VERSION and bumps it with this one.
-CHECKER_VERSION = "2.17.0"
+CHECKER_VERSION = "2.18.0"
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -224,8 +225,11 @@ def check(
     *,
     question: str = "",
     tool_rows: list[dict] | None = None,
+    details: bool = False,
 ) -> dict:
-    """The HallucinationReport of one answer (without question_id, redactions and version)."""
+    """The HallucinationReport of one answer (without question_id, redactions and version).
+    `details`: each claim a table row decided also carries `table_row` (the rule's findings, with
+    the cells' offsets inside their evidence texts), beyond the contract's fields."""
     validations, rejected = tool_validations(tool_rows or [])
     report = {
         "claims": [],
@@ -305,6 +309,10 @@ def check(
         final_ids.append((claim.sentence, claim.evidence_ids))
         spans = [e["text"] for e in chosen]
         row = _claim_row(claim, chosen, scored, config)
+        if details and scored.table is not None:
+            row["table_row"] = scored.table.as_row() | {
+                "evidence_ids": [e.get("evidence_id") for e in chosen]
+            }
         claims.append(row)
         routes.append(scored.route)
         if fix:
@@ -492,21 +500,45 @@ def _framing_row(claim: claims_mod.Claim, evidence: dict[str, dict], config: Con
 
 
 def _claim_row(claim, chosen: list[dict], scored: ClaimScore, config: Config) -> dict:
+    spans = [
+        {k: e.get(k) for k in ("evidence_id", "doc_id", "char_start", "char_end")} for e in chosen
+    ]
+    reasons = scored.reasons
+    if scored.table is not None:  # decided by a table row: its spans are the cells
+        findings = scored.table.contradicted or scored.table.matched
+        spans = [_cell_span(chosen[f.row.span], f.cell) for f in findings]
+        spans = list({tuple(s.values()): s for s in spans}.values())
+        named = scored.table.reasons([str(e.get("evidence_id")) for e in chosen])
+        reasons = named + reasons[len(named) :]  # a re-cite's note stays after them
     return {
         "char_start": claim.char_start,
         "char_end": claim.char_end,
         "text": claim.text,
         "evidence_ids": claim.evidence_ids,
-        "evidence_spans": [
-            {k: e.get(k) for k in ("evidence_id", "doc_id", "char_start", "char_end")}
-            for e in chosen
-        ],
+        "evidence_spans": spans,
         "score": scored.score,
         "critical": scored.critical,
         "status": claim_status(scored, config),
         "judge": scored.judge,
         "checks": [{"name": c.name, "version": c.version, "score": c.score} for c in scored.checks],
-        "reasons": scored.reasons,
+        "reasons": reasons,
+    }
+
+
+def _cell_span(item: dict, cell: table_rows.Cell) -> dict:
+    """A cell's span in its document: the evidence text is the document's text from the item's
+    char_start (stages/evidence.py), so the cell's offsets shift by it."""
+    start, end = item.get("char_start"), item.get("char_end")
+    text = item.get("text") or ""
+    if isinstance(start, int) and isinstance(end, int) and end - start == len(text):
+        start, end = start + cell.start, start + cell.end
+    else:  # an item with no place in a document (a bench's, an agent's): offsets in its text
+        start, end = cell.start, cell.end
+    return {
+        "evidence_id": item.get("evidence_id"),
+        "doc_id": item.get("doc_id"),
+        "char_start": start,
+        "char_end": end,
     }
 
 
@@ -523,8 +555,8 @@ def _probe(
     values = sorted(consistency.key_values(text))
     if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
-    if scored.route == "verbatim":
-        # The cited span states the claim word for word: re-asking cannot make it truer, and a
+    if scored.route in ("verbatim", "table_row"):
+        # The cited span (or the cells of the row it is about) states the claim word for word: re-asking cannot make it truer, and a
         # probe that picks another value of the same span (the annual price for the monthly
         # one) blocked right answers. Probes are for claims only the judge vouched for.
         return consistency.Probe(text, values, status="proven")
@@ -569,6 +601,7 @@ def check_versions(config: Config) -> list[str]:
         f"judge@{judge.VERSION}",
         f"consistency@{consistency.VERSION}",
         f"pii@{pii.VERSION}",
+        f"table_rows@{table_rows.VERSION}",
     }
     if config.short_answer_signals is not None:
         versions.add(f"short_answers@{short_answers.VERSION}")
@@ -616,6 +649,7 @@ def check_answer(
         toolkit,
         question=question,
         tool_rows=tool_rows,
+        details=True,
     )
     report.pop("recited_answer", None)
     return {
