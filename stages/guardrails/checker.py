@@ -556,9 +556,10 @@ def _probe(
     if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
     if scored.route in ("verbatim", "table_row"):
-        # The cited span (or the cells of the row it is about) states the claim word for word: re-asking cannot make it truer, and a
-        # probe that picks another value of the same span (the annual price for the monthly
-        # one) blocked right answers. Probes are for claims only the judge vouched for.
+        # The cited span states the claim word for word (or the claim's values are the cells of
+        # the row it names): re-asking cannot make it truer, and a probe that picks another
+        # value of the same span (the annual price for the monthly one) blocked right answers.
+        # Probes are for claims only the judge vouched for.
         return consistency.Probe(text, values, status="proven")
     if claim_status(scored, config) != "supported":
         return consistency.Probe(text, values)  # already failed: probing it changes nothing

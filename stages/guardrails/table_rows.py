@@ -50,9 +50,10 @@ CODE_BEFORE_RE = re.compile(
 COMPARE_RE = re.compile(
     r"\b(more|less|fewer|over|under|above|below|than|least|most|up to|nearly|about|approximately|"
     r"around|almost|roughly|exceeds?|exceeding|higher|lower|cheaper|dearer|bigger|smaller|"
-    r"larger|twice|half|double|triple|between|from|range|ranges|ranging|per cent of|times)\b",
+    r"larger|twice|half|double|triple|between|ranging|per cent of|times)\b",
     re.IGNORECASE,
 )
+PERIOD_OVER_RE = re.compile(r"\b(year|month|quarter|week|day) over \1\b", re.IGNORECASE)
 _CONNECTIVES = (
     "a an the is are was were be been being has have had with and or of for to in on at by as "
     "its it this that these those there their which who whose costs cost costing priced price "
@@ -292,7 +293,9 @@ def _header_mentions(
         return []
     last = own[-1]
     return [
-        (s, e) for t, s, e in tokens if stem(t) == last or (len(last) >= 3 and stem(t).startswith(last))
+        (s, e)
+        for t, s, e in tokens
+        if stem(t) == last or (len(last) >= 3 and stem(t).startswith(last))
     ]
 
 
@@ -355,7 +358,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     if not rows:
         return None
     text = strip_markers(claim)
-    if NEGATION_RE.search(text) or COMPARE_RE.search(text):
+    if NEGATION_RE.search(text) or COMPARE_RE.search(PERIOD_OVER_RE.sub(" ", text)):
         return Verdict("open")
     tokens = values.tokens_with_spans(text)
     hits = _name_hits(rows, tokens)
@@ -401,8 +404,12 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
             if holds(cell):
                 verdict.matched.append(Finding(element, "matches", row, cell))
             else:
+                other = _holder(rows, row, cell.header, holds)
                 why = f", the header the claim names, holds no '{element}'"
-                verdict.contradicted.append(Finding(element, "contradicts", row, cell, why))
+                if other is not None:
+                    why += f"; '{element}' is row '{other.key()}''s {cell.header}"
+                found = Finding(element, "contradicts", row, cell, why, other)
+                verdict.contradicted.append(found)
             return
         same = next((c for c in row.cells if kind(c) and holds(c)), None)
         if same is not None:
@@ -421,13 +428,13 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
         candidates = [c for c in row.cells if kind(c) and typed(c)]
         if len(candidates) == 1:
             why = f", the row's only such cell, holds no '{element}'"
-            pending_typed.append((element, Finding(element, "contradicts", row, candidates[0], why)))
+            pending_typed.append(
+                (element, Finding(element, "contradicts", row, candidates[0], why))
+            )
             return
         verdict.unmatched.append(element)
 
-    claimed_moments = [
-        m for m in values.moments(text) if not _overlaps(key_spans, m.start, m.end)
-    ]
+    claimed_moments = [m for m in values.moments(text) if not _overlaps(key_spans, m.start, m.end)]
     for moment in claimed_moments:
         decide(
             text[moment.start : moment.end],
@@ -466,9 +473,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
         mine = row.cell(cell.header)
         if mine is not None and values.ident_key(mine.text) != values.ident_key(cell.text):
             why = f"; '{element}' is row '{hit.row.key()}''s {cell.header}"
-            verdict.contradicted.append(
-                Finding(element, "contradicts", row, mine, why, hit.row)
-            )
+            verdict.contradicted.append(Finding(element, "contradicts", row, mine, why, hit.row))
         elif mine is None:
             verdict.unmatched.append(element)
     verdict.residual = _residual(text, tokens, covered, named, question)
@@ -481,6 +486,17 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     elif verdict.matched and not verdict.unmatched and not verdict.residual:
         verdict.status = "supported"
     return verdict
+
+
+def _holder(rows: list[Row], row: Row, header: str | None, holds: Any) -> Row | None:
+    """Another row of the same text whose cell under `header` holds the value."""
+    for other in rows:
+        if other is row or other.span != row.span:
+            continue
+        cell = other.cell(header)
+        if cell is not None and holds(cell):
+            return other
+    return None
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
