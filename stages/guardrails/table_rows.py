@@ -384,17 +384,20 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
         return min(after, key=lambda h: h.start).row if after else named[0]
 
     def named_cell(row: Row, start: int, end: int, kind: Any) -> Cell | None:
-        """The cell of `row` under the header the claim names next to the value."""
-        best: tuple[int, Cell] | None = None
+        """The cell of `row` under the header the claim names next to the value: the nearest
+        named before it ("Range in km: 616; Payload …"), else just after it ("49 GB of
+        storage")."""
+        best: tuple[int, int, Cell] | None = None
         for cell in row.cells:
             if not kind(cell):
                 continue
             for s, e in _header_mentions(cell.header, tokens):
-                gap = start - e if e <= start else s - end
-                limit = HEADER_BEFORE if e <= start else HEADER_AFTER
-                if 0 <= gap <= limit and (best is None or gap < best[0]):
-                    best = (gap, cell)
-        return best[1] if best else None
+                after = int(e > start)
+                gap = s - end if after else start - e
+                limit = HEADER_AFTER if after else HEADER_BEFORE
+                if 0 <= gap <= limit and (best is None or (after, gap) < best[:2]):
+                    best = (after, gap, cell)
+        return best[2] if best else None
 
     def decide(element: str, start: int, end: int, holds: Any, kind: Any, typed: Any) -> None:
         row = row_at(start)

@@ -156,6 +156,8 @@ def by_table_row(
         return None
     reasons = verdict.reasons()
     if verdict.status == "contradicted":
+        if groundedness.is_verbatim(text, spans):
+            return None  # what a span says word for word contradicts no cell of it
         found = [*checks, table_rows.TableCheck(0.0, reasons)]
         return ClaimScore(0.0, True, "table_row", found, reasons, route="table_row", table=verdict)
     if any(c.score < 1.0 for c in checks if c.name in TABLE_KEEPS):
