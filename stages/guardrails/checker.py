@@ -13,7 +13,10 @@ the `Toolkit` that holds a run's judge and LLM client.
 Per claim, against its cited spans (all of the question's evidence when it cites none):
 
 1. deterministic checks (figures, scale, names/identifiers, negation/direction, citations,
-   injection): any failure scores the claim 0, whatever the judge says;
+   injection): any failure scores the claim 0, whatever the judge says; a claim over table
+   rows ("Plan: Enterprise; Price: €49.") is then compared with the cells of the row it names
+   (`table_rows`): a value of that row's cells supports it, a differing or another row's value
+   contradicts it (judge and route "table_row", its spans the cells); the rest goes on below;
 2. support: a claim contained in a cited span after normalisation (casing, accents, number
    words, date formats, a lead-in such as "According to the source,") is entailed by definition
    (judge "verbatim", no model call); one sharing less than `prefilter_lexical` of its content
