@@ -363,6 +363,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     tokens = values.tokens_with_spans(text)
     hits = _name_hits(rows, tokens)
     keys = _named_rows(hits, rows)
+    by_question = not keys
     if keys:
         named = list(dict.fromkeys(h.row for h in keys))
     else:  # a short answer: the row its question names
@@ -374,6 +375,15 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     verdict = Verdict("open", rows=named)
     covered: list[tuple[int, int]] = list(key_spans)
     pending_typed: list[tuple[str, Finding]] = []  # contradictions that need no residual word
+
+    def contradict(found: Finding, strong: bool) -> None:
+        """A contradiction stands at once when it is strong (a value with its unit, currency or
+        type, given for a row the claim names); otherwise only if no other word of the claim is
+        unexplained (a bare "24" of "24/7 support" is no cell's value)."""
+        if strong and not by_question:
+            verdict.contradicted.append(found)
+        else:
+            pending_typed.append((found.element, found))
 
     def row_at(start: int) -> Row:
         """The named row a value at `start` is given for: the nearest key written before it."""
@@ -399,7 +409,9 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
                     best = (after, gap, cell)
         return best[2] if best else None
 
-    def decide(element: str, start: int, end: int, holds: Any, kind: Any, typed: Any) -> None:
+    def decide(
+        element: str, start: int, end: int, holds: Any, kind: Any, typed: Any, strong: bool
+    ) -> None:
         row = row_at(start)
         covered.append((start, end))
         cell = named_cell(row, start, end, kind)
@@ -411,8 +423,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
                 why = f", the header the claim names, holds no '{element}'"
                 if other is not None:
                     why += f"; '{element}' is row '{other.key()}''s {cell.header}"
-                found = Finding(element, "contradicts", row, cell, why, other)
-                verdict.contradicted.append(found)
+                contradict(Finding(element, "contradicts", row, cell, why, other), True)
             return
         same = next((c for c in row.cells if kind(c) and holds(c)), None)
         if same is not None:
@@ -425,15 +436,12 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
             mine = row.cell(theirs.header) if theirs is not None else None
             if mine is not None:
                 why = f"; '{element}' is row '{other.key()}''s {theirs.header}"
-                found = Finding(element, "contradicts", row, mine, why, other)
-                verdict.contradicted.append(found)
+                contradict(Finding(element, "contradicts", row, mine, why, other), strong)
                 return
         candidates = [c for c in row.cells if kind(c) and typed(c)]
         if len(candidates) == 1:
             why = f", the row's only such cell, holds no '{element}'"
-            pending_typed.append(
-                (element, Finding(element, "contradicts", row, candidates[0], why))
-            )
+            contradict(Finding(element, "contradicts", row, candidates[0], why), False)
             return
         verdict.unmatched.append(element)
 
@@ -446,6 +454,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
             lambda c, m=moment: _holds_moment(c, m),
             lambda c: bool(_cell_moments(c.text)),
             lambda c: True,
+            True,
         )
     for quantity in _quantities(text):
         if _overlaps(key_spans, quantity.start, quantity.end):
@@ -461,6 +470,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
             lambda c, q=quantity: _holds_number(c, q),
             lambda c: bool(_cell_quantities(c.text)),
             lambda c, q=quantity: _same_kind(q, c),
+            bool(quantity.currency or quantity.unit),
         )
     # names of another column ("managed by Alice"): the named row's, or another row's
     for hit in hits:
@@ -476,7 +486,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
         mine = row.cell(cell.header)
         if mine is not None and values.ident_key(mine.text) != values.ident_key(cell.text):
             why = f"; '{element}' is row '{hit.row.key()}''s {cell.header}"
-            verdict.contradicted.append(Finding(element, "contradicts", row, mine, why, hit.row))
+            contradict(Finding(element, "contradicts", row, mine, why, hit.row), True)
         elif mine is None:
             verdict.unmatched.append(element)
     verdict.residual = _residual(text, tokens, covered, named, question)
