@@ -202,6 +202,32 @@ def test_check_answer_records_the_rule_and_the_cell_span():
     assert wrong["action"] != "emit"
 
 
+def test_an_llm_answer_proven_by_a_row_must_still_answer_the_question():
+    """The cells prove what the claim says, not that its row is the one asked about: an LLM
+    answer decided by rows alone still gets the answer check."""
+    from stages.guardrails import Toolkit
+    from tests.test_guardrails import RecordingJudge
+
+    config = Config(judge="llm", judge_cache_dir=None, consistency_probes=0)
+    config = config.model_copy(update={"answer_sentence_threshold": 0.8})
+    evidence = {"E1": {"text": PLANS}}
+    question = "What is the monthly price of the Enterprise plan?"
+    for score, action in ((0.95, "emit"), (0.2, "revise")):
+        toolkit = Toolkit(config)
+        toolkit._judge = fake = RecordingJudge(score)
+        report = check_answer(
+            "The Basic plan costs €9 per month [E1].",
+            evidence,
+            question=question,
+            config=config,
+            toolkit=toolkit,
+        )
+        [claim] = report["claims"]
+        assert claim["judge"] == "table_row" and claim["status"] == "supported"
+        assert report["answer_check"] is not None and len(fake.asked) == 1
+        assert report["action"] == action
+
+
 def test_a_claim_without_table_evidence_is_untouched():
     config = Config(judge="none", consistency_probes=0)
     evidence = {"E1": {"text": "The Enterprise plan costs €49 per user per month."}}

@@ -334,7 +334,8 @@ def check(
     elif any("instruction" in r for c in claims for r in c["reasons"]):
         hard.append("answer rests on a document that contains an instruction")
     answer_check = None
-    if generated and question and routes and all(r == "verbatim" for r in routes):
+    # a row's cells prove what the claim says, not that the row is the one the question asks for
+    if generated and question and routes and all(r in ("verbatim", "table_row") for r in routes):
         cited = [i for c in claims for i in c["evidence_ids"]]
         spans = [e["text"] for e in spans_of(list(dict.fromkeys(cited)), evidence)]
         answer_check = check_answers_question(answer, spans, question, config, toolkit)
