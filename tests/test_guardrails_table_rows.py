@@ -150,6 +150,13 @@ def test_a_row_group_with_its_header_repeated():
     wrong = verdict("The Orion Lyra has a range of 450 km.", spans)
     assert wrong.status == "contradicted"
     assert wrong.contradicted[0].other.key() == "Orion Vela"
+    # a bare number no row holds, under the header the claim names farther off
+    far = verdict("The range in km of the vehicle called Orion Lyra is 999.", spans)
+    assert far.status == "contradicted"
+    assert (far.contradicted[0].cell.header, far.contradicted[0].cell.text) == (
+        "Range in km",
+        "610",
+    )
 
 
 def test_a_short_answer_is_about_the_row_its_question_names():

@@ -396,7 +396,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     def named_cell(row: Row, start: int, end: int, kind: Any) -> Cell | None:
         """The cell of `row` under the header the claim names next to the value: the nearest
         named before it ("Range in km: 616; Payload …"), else just after it ("49 GB of
-        storage")."""
+        storage"), else the only header of the value's kind it names."""
         best: tuple[int, int, Cell] | None = None
         for cell in row.cells:
             if not kind(cell):
@@ -407,7 +407,12 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
                 limit = HEADER_AFTER if after else HEADER_BEFORE
                 if 0 <= gap <= limit and (best is None or (after, gap) < best[:2]):
                     best = (after, gap, cell)
-        return best[2] if best else None
+        if best:
+            return best[2]
+        # farther off ("the range in km of the Orion Vela van is 450"): the one header of its
+        # kind the claim names
+        anywhere = [c for c in row.cells if kind(c) and _header_mentions(c.header, tokens)]
+        return anywhere[0] if len(anywhere) == 1 else None
 
     def decide(
         element: str, start: int, end: int, holds: Any, kind: Any, typed: Any, strong: bool
@@ -430,7 +435,7 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
             verdict.matched.append(Finding(element, "matches", row, same))
             return
         for other in rows:
-            if other is row or other.span != row.span:
+            if other is row or not _same_table(other, row):
                 continue
             theirs = next((c for c in other.cells if kind(c) and holds(c)), None)
             mine = row.cell(theirs.header) if theirs is not None else None
@@ -501,10 +506,16 @@ def check_claim(claim: str, spans: list[str], question: str = "") -> Verdict | N
     return verdict
 
 
+def _same_table(a: Row, b: Row) -> bool:
+    """Rows of one table: read from one text, or under the same headers (a retriever returns a
+    table's rows as separate evidence items)."""
+    return a.span == b.span or [c.header for c in a.cells] == [c.header for c in b.cells]
+
+
 def _holder(rows: list[Row], row: Row, header: str | None, holds: Any) -> Row | None:
-    """Another row of the same text whose cell under `header` holds the value."""
+    """Another row of the same table whose cell under `header` holds the value."""
     for other in rows:
-        if other is row or other.span != row.span:
+        if other is row or not _same_table(other, row):
             continue
         cell = other.cell(header)
         if cell is not None and holds(cell):
