@@ -47,7 +47,7 @@ from stages.guardrails.verify import is_short_answer as is_short_answer
 from stages.guardrails.verify import short_answer_probability as short_answer_probability
 
 NAME = "guardrails"
-VERSION = "2.17.0"  # bumped with any change to what the checker finds in a run's answers
+VERSION = "2.18.0"  # bumped with any change to what the checker finds in a run's answers
 INPUTS = ("questions", "generations", "rerank_status", "evidence", "attributions")
 INPUTS += ("generation_calls", "rewrite_calls", "confidence_calls")  # tool-call records
 OUTPUTS = ("hallucination_reports", "final_answers")

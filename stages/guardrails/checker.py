@@ -13,7 +13,10 @@ the `Toolkit` that holds a run's judge and LLM client.
 Per claim, against its cited spans (all of the question's evidence when it cites none):
 
 1. deterministic checks (figures, scale, names/identifiers, negation/direction, citations,
-   injection): any failure scores the claim 0, whatever the judge says;
+   injection): any failure scores the claim 0, whatever the judge says; a claim over table
+   rows ("Plan: Enterprise; Price: €49.") is then compared with the cells of the row it names
+   (`table_rows`): a value of that row's cells supports it, a differing or another row's value
+   contradicts it (judge and route "table_row", its spans the cells); the rest goes on below;
 2. support: a claim contained in a cited span after normalisation (casing, accents, number
    words, date formats, a lead-in such as "According to the source,") is entailed by definition
    (judge "verbatim", no model call); one sharing less than `prefilter_lexical` of its content
@@ -65,6 +68,7 @@ import stages.guardrails.groundedness as groundedness
 import stages.guardrails.judge as judge
 import stages.guardrails.pii as pii
 import stages.guardrails.short_answers as short_answers
+import stages.guardrails.table_rows as table_rows
 from stages.common import citations
 from stages.common.text import strip_markers
 from stages.guardrails.config import Config  # the stage's settings (configs/guardrails.yaml)
@@ -81,7 +85,7 @@ from stages.models.errors import LLMError
 
 # What the checker finds in an answer, recorded in the reports `check_answer` writes; the
 # guardrails stage states its own VERSION and bumps it with this one.
-CHECKER_VERSION = "2.17.0"
+CHECKER_VERSION = "2.18.0"
 TOOL_TABLES = ("rewrite_calls", "generation_calls", "confidence_calls")  # each may be absent
 LLM_BACKENDS = settings.LLM_BACKENDS
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -224,8 +228,11 @@ def check(
     *,
     question: str = "",
     tool_rows: list[dict] | None = None,
+    details: bool = False,
 ) -> dict:
-    """The HallucinationReport of one answer (without question_id, redactions and version)."""
+    """The HallucinationReport of one answer (without question_id, redactions and version).
+    `details`: each claim a table row decided also carries `table_row` (the rule's findings, with
+    the cells' offsets inside their evidence texts), beyond the contract's fields."""
     validations, rejected = tool_validations(tool_rows or [])
     report = {
         "claims": [],
@@ -305,6 +312,10 @@ def check(
         final_ids.append((claim.sentence, claim.evidence_ids))
         spans = [e["text"] for e in chosen]
         row = _claim_row(claim, chosen, scored, config)
+        if details and scored.table is not None:
+            row["table_row"] = scored.table.as_row() | {
+                "evidence_ids": [e.get("evidence_id") for e in chosen]
+            }
         claims.append(row)
         routes.append(scored.route)
         if fix:
@@ -323,7 +334,8 @@ def check(
     elif any("instruction" in r for c in claims for r in c["reasons"]):
         hard.append("answer rests on a document that contains an instruction")
     answer_check = None
-    if generated and question and routes and all(r == "verbatim" for r in routes):
+    # a row's cells prove what the claim says, not that the row is the one the question asks for
+    if generated and question and routes and all(r in ("verbatim", "table_row") for r in routes):
         cited = [i for c in claims for i in c["evidence_ids"]]
         spans = [e["text"] for e in spans_of(list(dict.fromkeys(cited)), evidence)]
         answer_check = check_answers_question(answer, spans, question, config, toolkit)
@@ -492,21 +504,45 @@ def _framing_row(claim: claims_mod.Claim, evidence: dict[str, dict], config: Con
 
 
 def _claim_row(claim, chosen: list[dict], scored: ClaimScore, config: Config) -> dict:
+    spans = [
+        {k: e.get(k) for k in ("evidence_id", "doc_id", "char_start", "char_end")} for e in chosen
+    ]
+    reasons = scored.reasons
+    if scored.table is not None:  # decided by a table row: its spans are the cells
+        findings = scored.table.contradicted or scored.table.matched
+        spans = [_cell_span(chosen[f.row.span], f.cell) for f in findings]
+        spans = list({tuple(s.values()): s for s in spans}.values())
+        named = scored.table.reasons([str(e.get("evidence_id")) for e in chosen])
+        reasons = named + reasons[len(named) :]  # a re-cite's note stays after them
     return {
         "char_start": claim.char_start,
         "char_end": claim.char_end,
         "text": claim.text,
         "evidence_ids": claim.evidence_ids,
-        "evidence_spans": [
-            {k: e.get(k) for k in ("evidence_id", "doc_id", "char_start", "char_end")}
-            for e in chosen
-        ],
+        "evidence_spans": spans,
         "score": scored.score,
         "critical": scored.critical,
         "status": claim_status(scored, config),
         "judge": scored.judge,
         "checks": [{"name": c.name, "version": c.version, "score": c.score} for c in scored.checks],
-        "reasons": scored.reasons,
+        "reasons": reasons,
+    }
+
+
+def _cell_span(item: dict, cell: table_rows.Cell) -> dict:
+    """A cell's span in its document: the evidence text is the document's text from the item's
+    char_start (stages/evidence.py), so the cell's offsets shift by it."""
+    start, end = item.get("char_start"), item.get("char_end")
+    text = item.get("text") or ""
+    if isinstance(start, int) and isinstance(end, int) and end - start == len(text):
+        start, end = start + cell.start, start + cell.end
+    else:  # an item with no place in a document (a bench's, an agent's): offsets in its text
+        start, end = cell.start, cell.end
+    return {
+        "evidence_id": item.get("evidence_id"),
+        "doc_id": item.get("doc_id"),
+        "char_start": start,
+        "char_end": end,
     }
 
 
@@ -523,10 +559,11 @@ def _probe(
     values = sorted(consistency.key_values(text))
     if generation.get("backend") not in LLM_BACKENDS or config.consistency_probes == 0:
         return consistency.Probe(text, values)  # deterministic generator: not_applicable
-    if scored.route == "verbatim":
-        # The cited span states the claim word for word: re-asking cannot make it truer, and a
-        # probe that picks another value of the same span (the annual price for the monthly
-        # one) blocked right answers. Probes are for claims only the judge vouched for.
+    if scored.route in ("verbatim", "table_row"):
+        # The cited span states the claim word for word (or the claim's values are the cells of
+        # the row it names): re-asking cannot make it truer, and a probe that picks another
+        # value of the same span (the annual price for the monthly one) blocked right answers.
+        # Probes are for claims only the judge vouched for.
         return consistency.Probe(text, values, status="proven")
     if claim_status(scored, config) != "supported":
         return consistency.Probe(text, values)  # already failed: probing it changes nothing
@@ -569,6 +606,7 @@ def check_versions(config: Config) -> list[str]:
         f"judge@{judge.VERSION}",
         f"consistency@{consistency.VERSION}",
         f"pii@{pii.VERSION}",
+        f"table_rows@{table_rows.VERSION}",
     }
     if config.short_answer_signals is not None:
         versions.add(f"short_answers@{short_answers.VERSION}")
@@ -616,6 +654,7 @@ def check_answer(
         toolkit,
         question=question,
         tool_rows=tool_rows,
+        details=True,
     )
     report.pop("recited_answer", None)
     return {

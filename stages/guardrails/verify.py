@@ -11,6 +11,7 @@ from typing import Any
 import stages.guardrails.groundedness as groundedness
 import stages.guardrails.judge as judge
 import stages.guardrails.short_answers as short_answers
+import stages.guardrails.table_rows as table_rows
 from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails.config import Config
 from stages.guardrails.gate import emit_line
@@ -24,14 +25,16 @@ Toolkit = Any  # stages.guardrails.Toolkit (the package imports this module: no 
 class ClaimScore:
     score: float
     critical: bool
-    judge: str  # verbatim | llm | nli | none | skipped | error
+    judge: str  # verbatim | llm | nli | none | skipped | error | table_row
     checks: list[CheckResult] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     error: bool = False
     # how the claim was decided: check (a deterministic check proved it wrong) | verbatim |
     # prefilter (too few of its words in the spans to ask) | judge | short_answer (the judge, on
-    # an LLM's short answer to the question) | lexical (no judge) | error
+    # an LLM's short answer to the question) | lexical (no judge) | table_row (the claim's
+    # values compared with the cells of the table row it is about) | error
     route: str = "judge"
+    table: table_rows.Verdict | None = None  # the table-row rule's verdict when it decided
 
 
 def verify_claim(
@@ -80,6 +83,8 @@ def verify_claim(
     hard = min((c.score for c in checks if c.name != "lexical"), default=1.0)
     critical = groundedness.is_critical(text, checks)
     reasons = [r for c in checks if c.name != "lexical" for r in c.reasons]
+    if decided := by_table_row(text, spans, checks, question or "", critical):
+        return decided
     if hard == 0.0:
         return ClaimScore(0.0, critical, "skipped", checks, reasons, route="check")
     short_answer = generated and bool(question) and is_short_answer(text, config)
@@ -133,6 +138,32 @@ def verify_claim(
         )
     route = "short_answer" if short_answer else "judge"
     return ClaimScore(support, critical, verdict.backend, checks, reasons, route=route)
+
+
+# checks the table-row rule does not override: what a cell's value cannot answer
+TABLE_KEEPS = ("polarity", "injection", "citations")
+
+
+def by_table_row(
+    text: str, spans: list[str], checks: list[CheckResult], question: str, critical: bool
+) -> ClaimScore | None:
+    """The claim decided by the table rows of its spans (table_rows.py), or None (the usual
+    path). A value contradicting its row's cell is unsupported whatever else holds; values all
+    equal to their row's cells are supported unless a check the rule cannot answer failed (the
+    figures, scale and names checks compare writings, which the rule normalised)."""
+    verdict = table_rows.check_claim(text, spans, question)
+    if verdict is None or verdict.status == "open":
+        return None
+    reasons = verdict.reasons()
+    if verdict.status == "contradicted":
+        if groundedness.is_verbatim(text, spans):
+            return None  # what a span says word for word contradicts no cell of it
+        found = [*checks, table_rows.TableCheck(0.0, reasons)]
+        return ClaimScore(0.0, True, "table_row", found, reasons, route="table_row", table=verdict)
+    if any(c.score < 1.0 for c in checks if c.name in TABLE_KEEPS):
+        return None
+    found = [*checks, table_rows.TableCheck(1.0, reasons)]
+    return ClaimScore(1.0, critical, "table_row", found, reasons, route="table_row", table=verdict)
 
 
 def short_answer_probability(
