@@ -34,6 +34,8 @@ import agents.checking.tool_calls as tool_calls
 import agents.checking.tool_evidence as evidence
 from agents.checking.formats import AgentRun
 from stages import guardrails
+from stages.common import values
+from stages.common.languages import detect_language
 from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails import gate
 from stages.models.settings import LLMSettings
@@ -362,8 +364,9 @@ def _structural(
         verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
+            known = _known_words(text, verdict, leaves)
             changed |= _judge_the_rest(
-                row, text, verdict, spans, report, gconfig, toolkit, run.question
+                row, text, verdict, spans, report, gconfig, toolkit, run.question, known
             )
             continue
         findings = verdict.matched if verdict.status == "supported" else verdict.contradicted
@@ -387,6 +390,7 @@ def _judge_the_rest(
     gconfig: guardrails.Config,
     toolkit: guardrails.Toolkit,
     question: str,
+    known: str = "",
 ) -> bool:
     """A claim whose numbers, dates and names all match leaves, with words besides them: those
     words are what the judge decides. The claim is checked again with each matched value
@@ -410,7 +414,7 @@ def _judge_the_rest(
         known_ids={e["evidence_id"] for e in items},
         allowed=" ".join([question, *gconfig.identifier_allowlist]).lower(),
         generated=False,
-        headings=guardrails.headings_of(items),
+        headings=f"{guardrails.headings_of(items)} {known}".strip(),
         part=sum(c["status"] != "not_a_claim" for c in claims) > 1,
         long_answer=long_answer,
     )
@@ -430,6 +434,23 @@ def _judge_the_rest(
         checked_as=text,
     )
     return True
+
+
+def _known_words(text: str, verdict: structured.Verdict, leaves: list) -> str:
+    """Words the claim checker's name rule reads as known for a claim whose values all matched:
+    the results' keys as a claim writes them ("PID" for `pid`), and, in a claim not in English,
+    its capitalised words the structural check found no value in (a German noun, a Spanish
+    sentence's first word: capitalised by grammar, not names). The judge still decides them."""
+    words = {w for leaf in leaves for w in values.key_words(leaf.key)}
+    known = {form for w in words for form in (w, w.upper(), w.title())}
+    if detect_language(text) != "en":
+        residual = set(verdict.residual)
+        known |= {
+            word
+            for word in re.findall(r"[^\W\d_]+", text)
+            if word[:1].isupper() and values.fold(word) in residual
+        }
+    return " ".join(sorted(known))
 
 
 def _leaf_span(finding: structured.Finding, leaves: list, spans: list[evidence.Span]) -> dict:

@@ -37,7 +37,7 @@ _CONNECTIVES = (
     "reported reports report says said states stated lists listed list gives gave given "
     "indicates indicated currently current value values set of from according per "
     "found here following total data record records entry entries item items field fields "
-    "degrees degree unit units status"
+    "degrees degree unit units status now already still again just so far marked"
 )
 # The same function words in the other languages agents answer in (Spanish, German, French;
 # folded: no accents): articles, prepositions, pronouns, auxiliaries. No word of them states a
@@ -49,7 +49,8 @@ _FUNCTION_WORDS = (
     "wurde wurden wird werden mit von vom zu zum zur im in am an auf aus bei fur um bis nach "
     "uber es sie er du ich dein deine ihr ihre sein seine laut "
     "le la les un une des du de d l et ou est sont etait a ont avec pour par sur dans au aux en "
-    "que qui se sa son ses vous votre vos tu ton ta il elle"
+    "que qui se sa son ses vous votre vos tu ton ta il elle "
+    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours"
 )
 CONNECTIVES = frozenset(_CONNECTIVES.split()) | frozenset(_FUNCTION_WORDS.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
@@ -282,6 +283,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         for start, end in values.find_ident(leaf.value, tokens):
             if not _covered(covered, start, end):
                 match(claim[start:end], start, end, leaf)
+        # a state said in other words or another language: "abierto" for "open"
+        for start, end in values.state_spans(leaf.value, claim):
+            if not _covered(covered, start, end):
+                match(claim[start:end], start, end, leaf)
     # the records the claim is about: a key it names elsewhere is read in them only
     derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
     parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
@@ -342,6 +347,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     in_scope = [leaf for leaf in strings if _in_scope(leaf, parents, strings)]
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     contradicted += _mixed_records(matched, leaves_, derived)
+    contradicted += _other_states(claim, in_scope, covered)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
@@ -381,6 +387,29 @@ def _date_and_time(
             if _parent(first.anchor()) == _parent(second.anchor()):
                 return first, second
     return None
+
+
+def _other_states(claim: str, strings: list[Leaf], covered: list[tuple[int, int]]) -> list[Finding]:
+    """A state leaf the claim does not say, where it says another state that no leaf holds
+    ("cerrado" over {"status": "open"}): contradicted, naming the leaf."""
+    found = []
+    said = [
+        (start, end)
+        for word in values.STATE_WORDS
+        for start, end in values.state_spans(word, claim)
+        if not _covered(covered, start, end)
+    ]
+    if not said:
+        return found
+    for leaf in strings:
+        own = values.STATE_WORDS.get(values.fold(leaf.value).replace("_", " ").strip())
+        if not own or values.state_spans(leaf.value, claim):
+            continue
+        start, end = said[0]
+        text = claim[start:end]
+        found.append(Finding(text, leaf.anchor(), leaf.value, "contradicts", start, end))
+        break
+    return found
 
 
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
