@@ -10,6 +10,7 @@ import pytest
 from agents.checking import check_run, structured
 from agents.checking.answer_framing import is_framing, strip_source_lead
 from agents.checking.check import for_checking
+from stages.common import values
 
 NO_JUDGE = {"judge": "none"}
 
@@ -190,3 +191,66 @@ def test_a_tool_lead_in_in_spanish_is_checked_on_what_follows():
     claim = report["claims"][0]
     assert claim["status"] == "supported" and claim["judge"] == "structured"
     assert report["action"] == "emit"
+
+
+# ---------------------------------------------------------------- states in other words
+
+TICKET = {"ticket": "HD-20417", "status": "in_progress", "priority": "high", "paid": False}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Ticket HD-20417 is in progress.",
+        "El ticket HD-20417 está en curso.",
+        "Ticket HD-20417 ist jetzt in Bearbeitung.",
+        "Le ticket HD-20417 est en cours.",
+    ],
+)
+def test_a_state_said_in_another_language_matches_its_leaf(claim):
+    leaves = structured.leaves(TICKET, "get_ticket", "t1")
+    verdict = structured.check_claim(claim, leaves, {"ticket", "get"})
+    assert verdict.status == "supported", verdict.as_row()
+    assert "get_ticket#t1/status" in {f.pointer for f in verdict.matched}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Ticket HD-20417 is closed.",
+        "El ticket HD-20417 está cerrado.",
+        "Ticket HD-20417 ist erledigt.",
+        "Le ticket HD-20417 est annulé.",
+    ],
+)
+def test_another_state_than_the_leaf_holds_contradicts_it(claim):
+    leaves = structured.leaves(TICKET, "get_ticket", "t1")
+    verdict = structured.check_claim(claim, leaves, {"ticket", "get"})
+    assert verdict.status == "contradicted"
+    assert verdict.contradicted[0].pointer == "get_ticket#t1/status"
+
+
+def test_a_value_that_is_no_state_has_no_other_words():
+    assert values.state_spans("Osteria Nord", "Osteria Nord is open") == []
+    assert values.state_spans("open", "Reopening soon") == []
+
+
+def test_a_german_restatement_is_not_failed_for_its_nouns():
+    run = booking_run("Die Reservierung QX7TZ2 ist bestätigt: Osteria Nord, 2027-03-09, 19:30.")
+    run["tool_results"][0]["content"] = {**BOOKING, "state": "confirmed"}
+    report = check_run(run, NO_JUDGE)
+    claim = report["claims"][0]
+    assert not any("name not in evidence" in r for r in claim["reasons"]), claim
+
+
+def test_known_words_are_keys_and_non_english_capitalised_residue():
+    from agents.checking.check import _known_words
+
+    leaves = structured.leaves({"pid": 4242, "service": "nginx"}, "restart", "r1")
+    text = "Der Dienst nginx läuft wieder (PID 4242)."
+    verdict = structured.check_claim(text, leaves, set())
+    known = _known_words(text, verdict, leaves).split()
+    assert "PID" in known and "Dienst" in known
+    english = "The Acme service nginx runs again (PID 4242)."
+    verdict = structured.check_claim(english, leaves, set())
+    assert "Acme" not in _known_words(english, verdict, leaves).split()  # a name stays a name
