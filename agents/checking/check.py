@@ -356,6 +356,7 @@ def _structural(
         return False
     context = structured.context_words(run)
     names = _tool_names(run)
+    language = detect_language(run.answer or "")
     changed = False
     for row in report["claims"]:
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
@@ -364,7 +365,7 @@ def _structural(
         verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
-            known = _known_words(text, verdict, leaves)
+            known = _known_words(text, verdict, leaves, language)
             changed |= _judge_the_rest(
                 row, text, verdict, spans, report, gconfig, toolkit, run.question, known
             )
@@ -436,14 +437,20 @@ def _judge_the_rest(
     return True
 
 
-def _known_words(text: str, verdict: structured.Verdict, leaves: list) -> str:
+# languages whose capitals mark nouns or a sentence's start more than names, when the answer is
+# surely in one ("und", undetermined, is not)
+GRAMMAR_CAPITALS = frozenset({"de", "es", "fr", "it", "pt", "nl"})
+
+
+def _known_words(text: str, verdict: structured.Verdict, leaves: list, language: str) -> str:
     """Words the claim checker's name rule reads as known for a claim whose values all matched:
     the results' keys as a claim writes them ("PID" for `pid`), and, in a claim not in English,
     its capitalised words the structural check found no value in (a German noun, a Spanish
-    sentence's first word: capitalised by grammar, not names). The judge still decides them."""
+    sentence's first word: capitalised by grammar, not names), when the answer's `language` is
+    one of GRAMMAR_CAPITALS. The judge still decides them."""
     words = {w for leaf in leaves for w in values.key_words(leaf.key)}
     known = {form for w in words for form in (w, w.upper(), w.title())}
-    if detect_language(text) != "en":
+    if language in GRAMMAR_CAPITALS:
         residual = set(verdict.residual)
         known |= {
             word
