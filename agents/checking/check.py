@@ -365,7 +365,7 @@ def _structural(
         verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
-            known = _known_words(text, verdict, leaves, language)
+            known = _known_words(text, leaves, language)
             changed |= _judge_the_rest(
                 row, text, verdict, spans, report, gconfig, toolkit, run.question, known
             )
@@ -442,21 +442,16 @@ def _judge_the_rest(
 GRAMMAR_CAPITALS = frozenset({"de", "es", "fr", "it", "pt", "nl"})
 
 
-def _known_words(text: str, verdict: structured.Verdict, leaves: list, language: str) -> str:
+def _known_words(text: str, leaves: list, language: str) -> str:
     """Words the claim checker's name rule reads as known for a claim whose values all matched:
     the results' keys as a claim writes them ("PID" for `pid`), and, in a claim not in English,
-    its capitalised words the structural check found no value in (a German noun, a Spanish
-    sentence's first word: capitalised by grammar, not names), when the answer's `language` is
-    one of GRAMMAR_CAPITALS. The judge still decides them."""
+    its capitalised words (a German noun, a Spanish sentence's first word: capitalised by
+    grammar, not names), when the answer's `language` is one of GRAMMAR_CAPITALS. The judge
+    still decides them."""
     words = {w for leaf in leaves for w in values.key_words(leaf.key)}
     known = {form for w in words for form in (w, w.upper(), w.title())}
     if language in GRAMMAR_CAPITALS:
-        residual = set(verdict.residual)
-        known |= {
-            word
-            for word in re.findall(r"[^\W\d_]+", text)
-            if word[:1].isupper() and values.fold(word) in residual
-        }
+        known |= {word for word in re.findall(r"[^\W\d_]+", text) if word[:1].isupper()}
     return " ".join(sorted(known))
 
 

@@ -55,6 +55,7 @@ _FUNCTION_WORDS = (
 CONNECTIVES = frozenset(_CONNECTIVES.split()) | frozenset(_FUNCTION_WORDS.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2
+SUFFIX_CHARS = 4  # a word this long may be the end of a key written as one word ("dealstage")
 # a text value this short (an address, a label) lends its words to a restatement; a passage
 # does not (its words in another order may say something else: the judge decides)
 SHORT_TEXT_WORDS = 12
@@ -351,6 +352,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
+    own_keys = {w for leaf in leaves_ for w in values.key_words(leaf.key)}
     residual = [
         t
         for t, s, e in tokens
@@ -359,6 +361,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in CONNECTIVES
         and stem(t) not in keys
         and not any(len(k) >= MIN_PREFIX and stem(t).startswith(k) for k in keys)
+        and not any(len(t) >= SUFFIX_CHARS and k.endswith(t) for k in own_keys)
         and t not in in_texts
         and stem(t) not in context_words
         and t not in context_words
@@ -390,26 +393,16 @@ def _date_and_time(
 
 
 def _other_states(claim: str, strings: list[Leaf], covered: list[tuple[int, int]]) -> list[Finding]:
-    """A state leaf the claim does not say, where it says another state that no leaf holds
+    """A state leaf the claim does not say, where it says the state that excludes it
     ("cerrado" over {"status": "open"}): contradicted, naming the leaf."""
-    found = []
-    said = [
-        (start, end)
-        for word in values.STATE_WORDS
-        for start, end in values.state_spans(word, claim)
-        if not _covered(covered, start, end)
-    ]
-    if not said:
-        return found
     for leaf in strings:
-        own = values.STATE_WORDS.get(values.fold(leaf.value).replace("_", " ").strip())
-        if not own or values.state_spans(leaf.value, claim):
+        if values.state_spans(leaf.value, claim):
             continue
-        start, end = said[0]
-        text = claim[start:end]
-        found.append(Finding(text, leaf.anchor(), leaf.value, "contradicts", start, end))
-        break
-    return found
+        for start, end in values.opposite_state_spans(leaf.value, claim):
+            if not _covered(covered, start, end):
+                text = claim[start:end]
+                return [Finding(text, leaf.anchor(), leaf.value, "contradicts", start, end)]
+    return []
 
 
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")

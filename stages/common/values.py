@@ -582,7 +582,7 @@ _STATES = (
     "open|opened|abierto|abierta|abierta|offen|geoffnet|ouvert|ouverte",
     "closed|cerrado|cerrada|geschlossen|ferme|fermee",
     "done|completed|complete|finished|hecho|hecha|completado|completada|terminado|terminada|"
-    "erledigt|abgeschlossen|fertig|termine|terminee|fait|faite",
+    "erledigt|abgeschlossen|fertig|termine|terminee",
     "pending|awaiting|pendiente|ausstehend|offen|en attente",
     "active|running|activo|activa|en ejecucion|aktiv|lauft|actif|active|en cours d'execution",
     "inactive|stopped|inactivo|inactiva|detenido|detenida|inaktiv|gestoppt|inactif|arrete",
@@ -603,6 +603,18 @@ _STATES = (
     "restarted|reiniciado|reiniciada|neu gestartet|redemarre|redemarree",
     "available|disponible|verfugbar",
 )
+# States that exclude each other (the first word of each row): a record said to be in one while
+# its leaf holds the other is contradicted. Other states may hold together ("scheduled" and
+# "confirmed", "done" and "paid").
+_OPPOSITES = (
+    ("open", "closed"),
+    ("paid", "unpaid"),
+    ("succeeded", "failed"),
+    ("active", "inactive"),
+    ("confirmed", "cancelled"),
+    ("approved", "rejected"),
+    ("qualified", "unqualified"),
+)
 STATE_WORDS: dict[str, frozenset[str]] = {}
 for _row in _STATES:
     _words = frozenset(_row.split("|"))
@@ -610,12 +622,31 @@ for _row in _STATES:
         STATE_WORDS[_word] = STATE_WORDS.get(_word, frozenset()) | _words
 
 
+_ROWS = {row.split("|")[0]: frozenset(row.split("|")) for row in _STATES}
+OPPOSITE_WORDS: dict[str, frozenset[str]] = {}
+for _a, _b in _OPPOSITES:
+    for _word in _ROWS[_a]:
+        OPPOSITE_WORDS[_word] = OPPOSITE_WORDS.get(_word, frozenset()) | _ROWS[_b]
+    for _word in _ROWS[_b]:
+        OPPOSITE_WORDS[_word] = OPPOSITE_WORDS.get(_word, frozenset()) | _ROWS[_a]
+
+
 def state_spans(value: object, text: str) -> list[tuple[int, int]]:
     """Where `text` says the state `value` holds ("abierto" for "open", "réussi" for
     "succeeded"), in any of the languages of STATE_WORDS; [] for a value that is no state."""
+    return _spans_of(STATE_WORDS, value, text)
+
+
+def opposite_state_spans(value: object, text: str) -> list[tuple[int, int]]:
+    """Where `text` says a state that excludes the state `value` holds ("cerrado" for
+    "open"); [] for a value with no opposite."""
+    return _spans_of(OPPOSITE_WORDS, value, text)
+
+
+def _spans_of(table: dict[str, frozenset[str]], value: object, text: str) -> list[tuple[int, int]]:
     if not isinstance(value, str):
         return []
-    said = STATE_WORDS.get(fold(value).replace("_", " ").strip())
+    said = table.get(fold(value).replace("_", " ").strip())
     if not said:
         return []
     folded = fold_keeping_length(text)
