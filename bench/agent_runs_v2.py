@@ -24,6 +24,7 @@ bench/results/agent_runs_v2.json.
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -40,6 +41,7 @@ TARGETS = {
     "valid_run_emitted_min": 0.90,
     "mutation_caught_min": 0.95,
 }
+SAMPLE_SEED = 56
 ARGUMENT_MUTATIONS = ("date", "time", "amount", "address", "ip", "id", "enum")
 
 
@@ -244,6 +246,9 @@ def run(
 ) -> dict[str, Any]:
     """Options (`--set agent_runs_v2.KEY=VALUE`): judge (the check's, default its own default),
     limit (the first N scenarios, all three records of each; a limited run is marked so);
+    sample=N: only the `correct` runs, N of them drawn with `seed` (default 56), for the emitted
+    share where the whole set cannot be checked in the time at hand (marked limited; the
+    result file gets a `-sampleN` suffix);
     shard=K/N checks every Nth scenario from the Kth into bench/.cache/agent_runs_v2/ (resumable)
     and writes no result; merge=true writes the result from the shards' rows (partial=true: from
     the scenarios they have finished, marked limited). The default judge's result is
@@ -251,13 +256,17 @@ def run(
     from eval.detection_sets import load_detection_set
 
     options: dict[str, Any] = {"judge": None, "limit": None, "shard": None, "merge": False}
-    options |= {"partial": False}
+    options |= {"partial": False, "sample": None, "seed": SAMPLE_SEED}
     options |= (overrides or {}).get(NAME, {})
     dset = load_detection_set(SET_NAME)  # refuses a set changed since it was frozen
     records = dset.records
     if options["limit"]:
         pairs = sorted({r["pair"] for r in records})[: int(options["limit"])]
         records = [r for r in records if r["pair"] in set(pairs)]
+    if options["sample"]:  # the valid runs only, a seeded sample of them: the emitted share
+        correct = [r for r in records if r["label"] == "correct"]
+        size = min(int(options["sample"]), len(correct))
+        records = random.Random(int(options["seed"])).sample(correct, size)
     settings = {"judge": options["judge"]} if options["judge"] else {}
     shards = common.CACHE / NAME / (f"judge-{options['judge']}" if options["judge"] else "")
     started = time.perf_counter()
@@ -293,6 +302,7 @@ def run(
         "check": _check_version(),
     }
     name = NAME if not options["judge"] else f"{NAME}-judge-{options['judge']}"
+    name += f"-sample{options['sample']}" if options["sample"] else ""
     common.write_result(name, result, results_dir)
     return result
 

@@ -174,3 +174,16 @@ def test_the_bench_counts_per_call_per_run_and_per_kind():
         1.0,
     )
     assert out["targets_met"]["caught.changed_ip"] and not out["targets_met"]["valid_run_emitted"]
+
+
+def test_a_sample_of_the_valid_runs_is_seeded_and_summarised_alone(dset):
+    import random
+
+    from bench.agent_runs_v2 import SAMPLE_SEED, summarize_rows
+
+    correct = [r for r in dset.records if r["label"] == "correct"]
+    one = random.Random(SAMPLE_SEED).sample(correct, 5)
+    again = random.Random(SAMPLE_SEED).sample(correct, 5)
+    assert [r["id"] for r in one] == [r["id"] for r in again]
+    out = summarize_rows([_row("correct", i % 2 == 0, r["pair"]) for i, r in enumerate(one)])
+    assert out["valid_runs"]["emitted"] == 0.4 and out["valid_calls"]["call_flag_rate"] is None

@@ -18,6 +18,7 @@ composition of the gate's action with them:
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+import agents.checking.answer_framing as answer_framing
 import agents.checking.diagnosis as diagnosis
 import agents.checking.formats as formats
 import agents.checking.structured as structured
@@ -32,11 +34,13 @@ import agents.checking.tool_calls as tool_calls
 import agents.checking.tool_evidence as evidence
 from agents.checking.formats import AgentRun
 from stages import guardrails
+from stages.common import values
+from stages.common.languages import detect_language
 from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -219,7 +223,10 @@ def check_run(
     claims_report = _claims(run, spans, gconfig, toolkit, generated)
     if claims_report:
         evidence_calls = {k.call_id or k.tool for k in kinds if k.kind == "evidence"}
-        _structural(run, evidence_calls, spans, claims_report, gconfig, toolkit)
+        changed = _framing(run, claims_report)
+        changed |= _structural(run, evidence_calls, spans, claims_report, gconfig, toolkit)
+        if changed:
+            _decide_again(claims_report, gconfig, run.question)
     claims_action = claims_report["action"] if claims_report else None
     mode = diagnosis.diagnose(
         answer=run.answer,
@@ -283,13 +290,52 @@ def _claims(
         gconfig = gconfig.model_copy(update={"judge": "none", "consistency_probes": 0})
         toolkit = guardrails.Toolkit(gconfig)
     return guardrails.check_answer(
-        run.answer,
+        for_checking(run.answer),
         evidence.as_checker_evidence(spans),
         question=run.question,
         config=gconfig,
         toolkit=toolkit,
         generated=generated,
     )
+
+
+# German writes a date's day as an ordinal ("am 8. März 2026"): its period ends no sentence
+_DE_MONTHS = (
+    r"Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember|"
+    r"Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Sept|Okt|Nov|Dez"
+)
+DE_ORDINAL_DATE_RE = re.compile(rf"\b(\d{{1,2}})\.(?=\s+(?:{_DE_MONTHS})\b)")
+
+
+def for_checking(answer: str) -> str:
+    """The answer as the claim checker splits it: a German day ordinal's period read as a space
+    (same length, so every claim's offsets are the answer's own)."""
+    return DE_ORDINAL_DATE_RE.sub(lambda m: m.group(1) + " ", answer)
+
+
+def _tool_names(run: AgentRun) -> set[str]:
+    return {c.name for c in run.calls} | {r.name for r in run.results if r.name}
+
+
+def _framing(run: AgentRun, report: dict) -> bool:
+    """An agent's acknowledgements, offers, hedges about the data and lead-ins, in the
+    languages agents answer in (answer_framing), are `not_a_claim` like the claim checker's own
+    framing. True when a row changed."""
+    names = _tool_names(run)
+    changed = False
+    for row in report["claims"]:
+        if row["status"] == "not_a_claim" or row["status"] == "error":
+            continue
+        if answer_framing.is_framing(strip_markers(row["text"]), names):
+            row.update(
+                score=None,
+                critical=False,
+                status="not_a_claim",
+                judge="none",
+                reasons=["framing: states nothing to check"],
+            )
+            changed = True
+    return changed
 
 
 def _structural(
@@ -302,20 +348,27 @@ def _structural(
 ) -> None:
     """Each claim matched against the leaves of the run's JSON results: a claim whose every
     element matches a leaf is supported (its spans are those leaves' pointers), one with an
-    element contradicting a leaf is unsupported (naming it); the gate then decides again on
-    the claims as changed. Claims left open keep the claim checker's verdict."""
+    element contradicting a leaf is unsupported (naming it). A lead-in naming the tool ("Según
+    get_invoice:") is set aside first. Claims left open keep the claim checker's verdict. True
+    when a row changed (the gate then decides again on the claims as changed)."""
     leaves = structured.run_leaves(run, evidence_calls)
     if not leaves:
-        return
+        return False
     context = structured.context_words(run)
+    names = _tool_names(run)
+    language = detect_language(run.answer or "")
     changed = False
     for row in report["claims"]:
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
             continue
-        verdict = structured.check_claim(strip_markers(row["text"]), leaves, context)
+        text, _ = answer_framing.strip_source_lead(strip_markers(row["text"]), names)
+        verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
-            changed |= _judge_the_rest(row, verdict, spans, report, gconfig, toolkit, run.question)
+            known = _known_words(text, leaves, language)
+            changed |= _judge_the_rest(
+                row, text, verdict, spans, report, gconfig, toolkit, run.question, known
+            )
             continue
         findings = verdict.matched if verdict.status == "supported" else verdict.contradicted
         row["evidence_spans"] = [_leaf_span(f, leaves, spans) for f in findings]
@@ -326,18 +379,19 @@ def _structural(
         else:
             row.update(score=0.0, status="unsupported", critical=True)
         changed = True
-    if changed:
-        _decide_again(report, gconfig, run.question)
+    return changed
 
 
 def _judge_the_rest(
     row: dict,
+    text: str,
     verdict: structured.Verdict,
     spans: list[evidence.Span],
     report: dict,
     gconfig: guardrails.Config,
     toolkit: guardrails.Toolkit,
     question: str,
+    known: str = "",
 ) -> bool:
     """A claim whose numbers, dates and names all match leaves, with words besides them: those
     words are what the judge decides. The claim is checked again with each matched value
@@ -345,7 +399,6 @@ def _judge_the_rest(
     that a value proven equal is not failed for its writing. True when the row changed."""
     if not verdict.matched or verdict.unmatched or row["status"] == "supported":
         return False
-    text = strip_markers(row["text"])
     for finding in sorted(verdict.matched, key=lambda f: -f.start):
         if isinstance(finding.value, bool) or finding.end <= finding.start:
             continue
@@ -362,7 +415,7 @@ def _judge_the_rest(
         known_ids={e["evidence_id"] for e in items},
         allowed=" ".join([question, *gconfig.identifier_allowlist]).lower(),
         generated=False,
-        headings=guardrails.headings_of(items),
+        headings=f"{guardrails.headings_of(items)} {known}".strip(),
         part=sum(c["status"] != "not_a_claim" for c in claims) > 1,
         long_answer=long_answer,
     )
@@ -382,6 +435,24 @@ def _judge_the_rest(
         checked_as=text,
     )
     return True
+
+
+# languages whose capitals mark nouns or a sentence's start more than names, when the answer is
+# surely in one ("und", undetermined, is not)
+GRAMMAR_CAPITALS = frozenset({"de", "es", "fr", "it", "pt", "nl"})
+
+
+def _known_words(text: str, leaves: list, language: str) -> str:
+    """Words the claim checker's name rule reads as known for a claim whose values all matched:
+    the results' keys as a claim writes them ("PID" for `pid`), and, in a claim not in English,
+    its capitalised words (a German noun, a Spanish sentence's first word: capitalised by
+    grammar, not names), when the answer's `language` is one of GRAMMAR_CAPITALS. The judge
+    still decides them."""
+    words = {w for leaf in leaves for w in values.key_words(leaf.key)}
+    known = {form for w in words for form in (w, w.upper(), w.title())}
+    if language in GRAMMAR_CAPITALS:
+        known |= {word for word in re.findall(r"[^\W\d_]+", text) if word[:1].isupper()}
+    return " ".join(sorted(known))
 
 
 def _leaf_span(finding: structured.Finding, leaves: list, spans: list[evidence.Span]) -> dict:

@@ -27,7 +27,7 @@ from agents.checking.formats import AgentRun
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # The words a restatement of a result uses around its keys and values.
 _CONNECTIVES = (
@@ -37,11 +37,25 @@ _CONNECTIVES = (
     "reported reports report says said states stated lists listed list gives gave given "
     "indicates indicated currently current value values set of from according per "
     "found here following total data record records entry entries item items field fields "
-    "degrees degree unit units status"
+    "degrees degree unit units status now already still again just so far marked"
 )
-CONNECTIVES = frozenset(_CONNECTIVES.split())
+# The same function words in the other languages agents answer in (Spanish, German, French;
+# folded: no accents): articles, prepositions, pronouns, auxiliaries. No word of them states a
+# value, so a restatement in those languages is judged on its values and content words alone.
+_FUNCTION_WORDS = (
+    "el la los las un una unos unas de del al en con y o es son esta estan fue era ha han "
+    "he hay para por que se su sus lo le les a como segun tu te mi me muy ya "
+    "der die das den dem des ein eine einen einem einer und oder ist sind war waren hat haben "
+    "wurde wurden wird werden mit von vom zu zum zur im in am an auf aus bei fur um bis nach "
+    "uber es sie er du ich dein deine ihr ihre sein seine laut "
+    "le la les un une des du de d l et ou est sont etait a ont avec pour par sur dans au aux en "
+    "que qui se sa son ses vous votre vos tu ton ta il elle "
+    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours"
+)
+CONNECTIVES = frozenset(_CONNECTIVES.split()) | frozenset(_FUNCTION_WORDS.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2
+SUFFIX_CHARS = 4  # a word this long may be the end of a key written as one word ("dealstage")
 # a text value this short (an address, a label) lends its words to a restatement; a passage
 # does not (its words in another order may say something else: the judge decides)
 SHORT_TEXT_WORDS = 12
@@ -225,8 +239,12 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     for moment in claimed_moments:
         text = claim[moment.start : moment.end]
         hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
+        pair = _date_and_time(moment, moments_) if hit is None else None
         if hit is not None:
             match(text, moment.start, moment.end, hit)
+        elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
+            match(text, moment.start, moment.end, pair[0])
+            matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, moment.start, moment.end, rivals, False))
@@ -266,6 +284,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         for start, end in values.find_ident(leaf.value, tokens):
             if not _covered(covered, start, end):
                 match(claim[start:end], start, end, leaf)
+        # a state said in other words or another language: "abierto" for "open"
+        for start, end in values.state_spans(leaf.value, claim):
+            if not _covered(covered, start, end):
+                match(claim[start:end], start, end, leaf)
     # the records the claim is about: a key it names elsewhere is read in them only
     derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
     parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
@@ -285,7 +307,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             match(text, start, end, holder)
         else:
             still.append(element)
-    pending = still
+    # a number inside an identifier the claim matched whole ("RMA-729648") is that identifier
+    pending = [e for e in still if not _covered(covered, e[1], e[2])]
     in_texts = set().union(*words_of.values()) if words_of else set()
     contradicted: list[Finding] = list(unit_conflicts)
     # yes/no facts: "is available" over {"available": true}
@@ -325,9 +348,11 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     in_scope = [leaf for leaf in strings if _in_scope(leaf, parents, strings)]
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     contradicted += _mixed_records(matched, leaves_, derived)
+    contradicted += _other_states(claim, in_scope, covered)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
+    own_keys = {w for leaf in leaves_ for w in values.key_words(leaf.key)}
     residual = [
         t
         for t, s, e in tokens
@@ -336,6 +361,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in CONNECTIVES
         and stem(t) not in keys
         and not any(len(k) >= MIN_PREFIX and stem(t).startswith(k) for k in keys)
+        and not any(len(t) >= SUFFIX_CHARS and k.endswith(t) for k in own_keys)
         and t not in in_texts
         and stem(t) not in context_words
         and t not in context_words
@@ -346,6 +372,37 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
+
+
+def _date_and_time(
+    moment: values.Moment, moments_: list[tuple[Leaf, values.Moment]]
+) -> tuple[Leaf, Leaf] | None:
+    """A claimed date with its time, held by two leaves of one record: a date alone and a time
+    alone (the date's leaf first)."""
+    if moment.date is None or moment.time is None:
+        return None
+    day = values.Moment(moment.date, None, None, moment.start, moment.end)
+    clock = values.Moment(None, moment.time, moment.offset, moment.start, moment.end)
+    dates = [leaf for leaf, m in moments_ if m.time is None and values.same_moment(day, m)]
+    times = [leaf for leaf, m in moments_ if m.date is None and values.same_moment(clock, m)]
+    for first in dates:
+        for second in times:
+            if _parent(first.anchor()) == _parent(second.anchor()):
+                return first, second
+    return None
+
+
+def _other_states(claim: str, strings: list[Leaf], covered: list[tuple[int, int]]) -> list[Finding]:
+    """A state leaf the claim does not say, where it says the state that excludes it
+    ("cerrado" over {"status": "open"}): contradicted, naming the leaf."""
+    for leaf in strings:
+        if values.state_spans(leaf.value, claim):
+            continue
+        for start, end in values.opposite_state_spans(leaf.value, claim):
+            if not _covered(covered, start, end):
+                text = claim[start:end]
+                return [Finding(text, leaf.anchor(), leaf.value, "contradicts", start, end)]
+    return []
 
 
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")

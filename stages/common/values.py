@@ -571,3 +571,89 @@ def same_moment(claimed: Moment, known: Moment) -> bool:
     if claimed.time is not None and claimed.time != other.time:
         return False
     return claimed.date is not None or claimed.time is not None
+
+
+# ---------------------------------------------------------------- states, in other words
+
+# The states a record is in, as APIs name them, and how an answer says them in English, Spanish,
+# German and French (folded: lower case, no accents). One state is one row; a leaf whose value
+# folds to a word of a row is said by any word of that row.
+_STATES = (
+    "open|opened|abierto|abierta|abierta|offen|geoffnet|ouvert|ouverte",
+    "closed|cerrado|cerrada|geschlossen|ferme|fermee",
+    "done|completed|complete|finished|hecho|hecha|completado|completada|terminado|terminada|"
+    "erledigt|abgeschlossen|fertig|termine|terminee",
+    "pending|awaiting|pendiente|ausstehend|offen|en attente",
+    "active|running|activo|activa|en ejecucion|aktiv|lauft|actif|active|en cours d'execution",
+    "inactive|stopped|inactivo|inactiva|detenido|detenida|inaktiv|gestoppt|inactif|arrete",
+    "paid|pagado|pagada|bezahlt|paye|payee",
+    "unpaid|impagado|impagada|pendiente de pago|unbezahlt|offen|impaye|impayee",
+    "succeeded|success|successful|exitoso|exitosa|completado|realizado|erfolgreich|reussi|reussie",
+    "failed|failure|fallido|fallida|fehlgeschlagen|echoue|echouee",
+    "cancelled|canceled|cancelado|cancelada|storniert|abgesagt|annule|annulee",
+    "confirmed|confirmado|confirmada|bestatigt|confirme|confirmee",
+    "in progress|in_progress|en curso|en progreso|in bearbeitung|en cours",
+    "scheduled|programado|programada|geplant|planifie|planifiee|prevu|prevue",
+    "shipped|enviado|enviada|versandt|verschickt|expedie|expediee",
+    "delivered|entregado|entregada|zugestellt|geliefert|livre|livree",
+    "approved|aprobado|aprobada|genehmigt|approuve|approuvee",
+    "rejected|declined|rechazado|rechazada|abgelehnt|rejete|rejetee|refuse|refusee",
+    "qualified|calificado|calificada|qualifiziert|qualifie|qualifiee",
+    "unqualified|no calificado|no calificada|nicht qualifiziert|non qualifie|non qualifiee",
+    "restarted|reiniciado|reiniciada|neu gestartet|redemarre|redemarree",
+    "available|disponible|verfugbar",
+)
+# States that exclude each other (the first word of each row): a record said to be in one while
+# its leaf holds the other is contradicted. Other states may hold together ("scheduled" and
+# "confirmed", "done" and "paid").
+_OPPOSITES = (
+    ("open", "closed"),
+    ("paid", "unpaid"),
+    ("succeeded", "failed"),
+    ("active", "inactive"),
+    ("confirmed", "cancelled"),
+    ("approved", "rejected"),
+    ("qualified", "unqualified"),
+)
+STATE_WORDS: dict[str, frozenset[str]] = {}
+for _row in _STATES:
+    _words = frozenset(_row.split("|"))
+    for _word in _words:
+        STATE_WORDS[_word] = STATE_WORDS.get(_word, frozenset()) | _words
+
+
+_ROWS = {row.split("|")[0]: frozenset(row.split("|")) for row in _STATES}
+OPPOSITE_WORDS: dict[str, frozenset[str]] = {}
+for _a, _b in _OPPOSITES:
+    for _word in _ROWS[_a]:
+        OPPOSITE_WORDS[_word] = OPPOSITE_WORDS.get(_word, frozenset()) | _ROWS[_b]
+    for _word in _ROWS[_b]:
+        OPPOSITE_WORDS[_word] = OPPOSITE_WORDS.get(_word, frozenset()) | _ROWS[_a]
+
+
+def state_spans(value: object, text: str) -> list[tuple[int, int]]:
+    """Where `text` says the state `value` holds ("abierto" for "open", "réussi" for
+    "succeeded"), in any of the languages of STATE_WORDS; [] for a value that is no state."""
+    return _spans_of(STATE_WORDS, value, text)
+
+
+def opposite_state_spans(value: object, text: str) -> list[tuple[int, int]]:
+    """Where `text` says a state that excludes the state `value` holds ("cerrado" for
+    "open"); [] for a value with no opposite."""
+    return _spans_of(OPPOSITE_WORDS, value, text)
+
+
+def _spans_of(table: dict[str, frozenset[str]], value: object, text: str) -> list[tuple[int, int]]:
+    if not isinstance(value, str):
+        return []
+    said = table.get(fold(value).replace("_", " ").strip())
+    if not said:
+        return []
+    folded = fold_keeping_length(text)
+    found = []
+    for word in sorted(said, key=len, reverse=True):
+        pattern = r"(?<![\w])" + r"[\s_-]+".join(map(re.escape, word.split())) + r"(?![\w])"
+        for match in re.finditer(pattern, folded):
+            if not any(s <= match.start() < e for s, e in found):
+                found.append(match.span())
+    return sorted(found)

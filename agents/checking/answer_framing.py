@@ -1,0 +1,114 @@
+"""What an agent writes around the facts of its tool results, in the languages agents answer in
+(English, Spanish, German, French): framing, which states nothing about a result.
+
+The claim checker's own framing rules are written for English RAG answers. An agent's answer
+adds its own: an acknowledgement ("Sure!", "¡Claro!", "Erledigt."), an offer ("Let me know if
+you want to change anything", "Dites-moi si…", "Sag Bescheid, wenn…"), a hedge about the data
+("I'd double-check this before relying on it", "Die Angaben können sich noch ändern"), a lead-in
+to a list ("Esto es lo que he encontrado:"), and a lead-in naming the tool the answer restates
+("Según get_invoice: …", "Laut create_issue: …"). The first four are `not_a_claim`; the last is
+set aside so that the sentence after it is what gets checked.
+
+A sentence with a figure or an identifier is never an offer or a hedge here: one that names a
+value ("the total may change from 120 €") still states it.
+"""
+
+from __future__ import annotations
+
+import re
+
+VERSION = "1.0.0"
+
+# An acknowledgement said alone: the whole sentence is one of these.
+_ACK = (
+    r"sure|of course|certainly|absolutely|okay|ok|alright|all set|done|all done|got it|"
+    r"no problem|great|perfect|here you go|booked|scheduled|"
+    r"claro|por supuesto|desde luego|vale|listo|hecho|perfecto|de acuerdo|reservado|"
+    r"hecho está|ya está|"
+    r"klar|natürlich|gerne|gern|sicher|okay|erledigt|fertig|gebucht|perfekt|alles klar|"
+    r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté"
+)
+ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*\s*[!.…]*\s*$")
+
+# An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
+OFFER_RE = re.compile(
+    r"(?i)^\W*(?:"
+    r"let me know\b|tell me if\b|just let me know\b|feel free\b|if you(?:'d| would)? (?:like|want|"
+    r"need)\b|would you like\b|want me to\b|shall i\b|should i\b|i can also\b|happy to help\b|"
+    r"dime si\b|avísame\b|avisame\b|si (?:quieres|quiere|deseas|desea|necesitas|necesita)\b|"
+    r"¿?quieres que\b|¿?(?:te|le) gustaría\b|no dudes en\b|"
+    r"dites-moi\b|dis-moi\b|si vous (?:voulez|souhaitez|avez besoin)\b|si tu (?:veux|souhaites)\b|"
+    r"n'hésitez pas\b|n’hésitez pas\b|voulez-vous\b|souhaitez-vous\b|"
+    r"sag(?:en sie)? (?:mir )?bescheid\b|gib (?:mir )?bescheid\b|geben sie (?:mir )?bescheid\b|"
+    r"melde dich\b|melden sie sich\b|wenn du\b.*\b(?:möchtest|willst|brauchst)\b|"
+    r"wenn sie\b.*\b(?:möchten|wollen|brauchen)\b|soll ich\b|möchtest du\b|möchten sie\b"
+    r")"
+)
+# A hedge about the data as a whole: how sure it is, that it may change, to check it first.
+HEDGE_RE = re.compile(
+    r"(?i)\b(?:"
+    r"double[- ]check|check (?:this|it|that) (?:before|again)|before relying on|"
+    r"(?:may|might|could|can) (?:still )?change|subject to change|may not be (?:up to date|"
+    r"current|accurate|final)|as of (?:now|writing)|"
+    r"(?:pueden?|podrían?) (?:cambiar|variar)|sujet[oa]s? a cambios|"
+    r"conviene (?:verificar|comprobar|confirmar)|te recomiendo (?:verificar|comprobar|confirmar)|"
+    r"(?:peu(?:ven)?t|pourrai(?:en)?t) (?:encore )?(?:changer|évoluer|varier)|"
+    r"susceptibles? d[e'’] ?(?:changer|évoluer)|sous réserve|"
+    r"je (?:vous )?(?:conseille|recommande) de (?:vérifier|revérifier|confirmer)|"
+    r"(?:kann|können|könnte|könnten) sich (?:noch )?(?:ändern|verschieben)|ohne gewähr|"
+    r"vorbehaltlich|bitte (?:noch(?:mal)? )?(?:prüfen|überprüfen|bestätigen)"
+    r")\b"
+)
+# A lead-in to a list or a passage: ends in ":" and says where the facts come from or that
+# they follow ("Here is what I found:", "Esto es lo que he encontrado:").
+LEAD_IN_RE = re.compile(
+    r"(?i)^\W*(?:here(?:'s| is| are)|this is what|that's what|below|"
+    r"esto es lo que|aquí (?:está|tienes|tiene)|he aquí|estos son|estas son|"
+    r"voici|voilà|ce que j'ai trouvé|"
+    r"hier (?:ist|sind)|das habe ich gefunden|folgendes)\b[^:]*:\s*$"
+)
+# "Según get_invoice:", "According to create_issue,", "D'après restart_service :", "Laut
+# python.org:", "Con los datos de create_return:", "Nach den Daten von get_directions:", "From the
+# search_products result:". The name is one token (a tool, a site).
+SOURCE_LEAD_RE = re.compile(
+    r"(?i)^\W*(?:according to|based on|per|from|as per|"
+    r"según|de acuerdo con|conforme a|con (?:los )?datos de|"
+    r"laut|gemäß|nach (?:den )?(?:daten|angaben) (?:von|aus|des|der)|"
+    r"d['’]après|selon|avec les données de|"
+    r")\s+(?:the\s+|el\s+|la\s+|den\s+|dem\s+|le\s+)?`?(?P<name>[\w][\w.\-/]*)`?"
+    r"(?:\s+(?:result|results|call|tool|output|response|data|lookup))?\s*[:,]\s*"
+)
+# A figure or an identifier (camelCase, an acronym, snake_case, an address): a fact, whatever
+# surrounds it. Capitalisation alone is no sign of a name here: German capitalises every noun.
+FACT_RE = re.compile(r"\d|\b[a-zäöü]+[A-Z]\w*|\b[A-Z]{2,}|\w_\w|@")
+
+
+def strip_source_lead(text: str, names: set[str] | None = None) -> tuple[str, int]:
+    """The sentence without a lead-in naming its source, and where the rest starts. With
+    `names` (the run's tool names), only a lead-in naming one of them, or a site (a dotted
+    name), is set aside."""
+    match = SOURCE_LEAD_RE.match(text)
+    if not match or not match.group(0).rstrip().endswith((":", ",")):
+        return text, 0
+    name = match.group("name")
+    if names is not None and name not in names and "." not in name:
+        return text, 0
+    rest = text[match.end() :]
+    if not re.search(r"\w", rest):
+        return text, 0
+    return rest, match.end()
+
+
+def is_framing(text: str, names: set[str] | None = None) -> bool:
+    """The sentence states nothing a tool result could support or contradict."""
+    body, _ = strip_source_lead(text.strip(), names)
+    body = body.strip()
+    if not body:
+        return False
+    if ACK_RE.match(body):
+        return True
+    if LEAD_IN_RE.match(body) and not re.search(r"\d", body):
+        return True
+    if FACT_RE.search(body):
+        return False
+    return bool(OFFER_RE.match(body) or HEDGE_RE.search(body))
