@@ -37,7 +37,7 @@ from typing import Any
 import stages.guardrails.framing as framing
 from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sentence_spans, words
 
-VERSION = "1.7.0"
+VERSION = "1.8.0"
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -384,6 +384,15 @@ def _verbless(text: str) -> bool:
     return not any(token.pos_ in ("VERB", "AUX") for token in nlp(text))
 
 
+# A first clause whose subject is the evidence ("The passage discusses …", "However, passage
+# covers …"), and a later clause whose subject is a pronoun that can only stand for it.
+SOURCE_SUBJECT_RE = re.compile(
+    r"(?i)^(?:\w+,\s*)?(?P<s>(?:the |these |this |both |all |each )?(?:\w+ )?"
+    rf"{framing._SOURCES})\b"
+)
+PRONOUN_SUBJECT_RE = re.compile(r"(?i)^(?:\w+,\s*)?(?:it|they|this|these|both|neither)\s+")
+
+
 def decompose(answer: str | None) -> list[Claim]:
     """Rule-based: sentences, then independent clauses; markers stay with their sentence, a
     model's own references with the sentence they sit in or follow. A markdown table's rows are
@@ -424,7 +433,11 @@ def decompose(answer: str | None) -> list[Claim]:
         if line_start and not is_item:
             lead = ""
         cursor = 0
-        for clause in split_clauses(sentence.strip()):
+        clauses = split_clauses(sentence.strip())
+        # read on the answer's own text: a reference lifted from it ("Passage 3 explains") is
+        # the subject the clause's pronoun stands for
+        source = SOURCE_SUBJECT_RE.match(_clean(answer[first:end])) if len(clauses) > 1 else None
+        for number, clause in enumerate(clauses):
             at = sentence.find(clause, cursor)
             at = cursor if at < 0 else at
             cursor = at + len(clause)
@@ -432,6 +445,13 @@ def decompose(answer: str | None) -> list[Claim]:
             if not words(text):
                 continue
             kind = "framing" if heading else framing.kind_of(text)
+            pronoun = PRONOUN_SUBJECT_RE.match(text) if source and number else None
+            if kind == "claim" and pronoun:
+                # "Passage 2 covers X, but it does not mention Y": the split clause's "it" is
+                # the passage, so the clause is a refusal read with its subject
+                resolved = f"{source.group('s')} {text[pronoun.end() :]}"
+                if framing.kind_of(resolved) == "refusal":
+                    kind, text = "refusal", resolved
             if is_item and lead and kind == "claim" and framing.kind_of(lead) == "refusal":
                 kind, text = "refusal", f"{lead} {text}"  # an item of "Not in the passages:"
             elif is_item and lead and kind == "claim" and framing.names_sources(lead):
