@@ -84,3 +84,28 @@ def test_a_split_clause_about_a_thing_stays_a_claim() -> None:
     pieces = claims.decompose("The charger costs 20 dollars, but it does not include a cable.")
     assert [p.kind for p in pieces] == ["claim", "claim"]
     assert pieces[1].text == "it does not include a cable."
+
+
+def test_the_sentence_before_names_the_passage_its_pronoun_stands_for() -> None:
+    pieces = claims.decompose(
+        "Passage 2 lists the side effects of the drug. However, it does not give their frequency."
+    )
+    assert [p.kind for p in pieces] == ["claim", "refusal"]
+    assert pieces[1].text == "Passage does not give their frequency."
+
+
+def test_a_pronoun_after_a_sentence_about_a_thing_stays_a_claim() -> None:
+    pieces = claims.decompose("Passage 1 covers cats.\nThe dog barks. It does not mention fleas.")
+    assert [p.kind for p in pieces] == ["claim", "claim", "claim"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Based on the passages, these methods should help in removing the stains.", "framing"),
+        ("These steps will help you save 20 dollars a month.", "claim"),
+        ("These remedies may help with Lyme disease.", "claim"),
+    ],
+)
+def test_the_answer_vouching_for_itself(text: str, kind: str) -> None:
+    assert framing.kind_of(text) == kind

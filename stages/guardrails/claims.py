@@ -387,7 +387,7 @@ def _verbless(text: str) -> bool:
 # A first clause whose subject is the evidence ("The passage discusses …", "However, passage
 # covers …"), and a later clause whose subject is a pronoun that can only stand for it.
 SOURCE_SUBJECT_RE = re.compile(
-    r"(?i)^(?:\w+,\s*)?(?P<s>(?:the |these |this |both |all |each )?(?:\w+ )?"
+    r"(?i)^[\W\d]*(?:\w+,\s*)?(?P<s>(?:the |these |this |both |all |each )?(?:\w+ )?"
     rf"{framing._SOURCES})\b"
 )
 PRONOUN_SUBJECT_RE = re.compile(r"(?i)^(?:\w+,\s*)?(?:it|they|this|these|both|neither)\s+")
@@ -411,6 +411,8 @@ def decompose(answer: str | None) -> list[Claim]:
     owner = [_owner(at, sentences, answer) for at, _ in masked.refs]
     done_tables: set[int] = set()
     lead = ""  # the text of the last line that ends with ":" before a run of list items
+    previous_source = None  # the evidence as the subject of the sentence before
+    sentence_from = 0  # where the sentence's own text starts, a lifted reference included
     for index, (start, end, ids) in enumerate(sentences):
         table = next(
             (t for t, rows in enumerate(tables) if rows[0][0] <= start < rows[-1][1]), None
@@ -436,7 +438,8 @@ def decompose(answer: str | None) -> list[Claim]:
         clauses = split_clauses(sentence.strip())
         # read on the answer's own text: a reference lifted from it ("Passage 3 explains") is
         # the subject the clause's pronoun stands for
-        source = SOURCE_SUBJECT_RE.match(_clean(answer[first:end])) if len(clauses) > 1 else None
+        source = SOURCE_SUBJECT_RE.match(_clean(answer[sentence_from:end]))
+        sentence_from = end
         for number, clause in enumerate(clauses):
             at = sentence.find(clause, cursor)
             at = cursor if at < 0 else at
@@ -445,11 +448,13 @@ def decompose(answer: str | None) -> list[Claim]:
             if not words(text):
                 continue
             kind = "framing" if heading else framing.kind_of(text)
-            pronoun = PRONOUN_SUBJECT_RE.match(text) if source and number else None
+            # "Passage 2 covers X, but it does not mention Y" (or "… X. However, it does not
+            # mention Y."): the pronoun opening the clause is the passage of the clause or the
+            # sentence before, so the clause is a refusal read with that subject
+            subject = source if number else previous_source
+            pronoun = PRONOUN_SUBJECT_RE.match(text) if subject else None
             if kind == "claim" and pronoun:
-                # "Passage 2 covers X, but it does not mention Y": the split clause's "it" is
-                # the passage, so the clause is a refusal read with its subject
-                resolved = f"{source.group('s')} {text[pronoun.end() :]}"
+                resolved = f"{subject.group('s')} {text[pronoun.end() :]}"
                 if framing.kind_of(resolved) == "refusal":
                     kind, text = "refusal", resolved
             if is_item and lead and kind == "claim" and framing.kind_of(lead) == "refusal":
@@ -463,6 +468,7 @@ def decompose(answer: str | None) -> list[Claim]:
                 Claim(text, list(ids), index, kind, start + at, start + cursor, list(refs))
             )
         ending = _clean(sentence)
+        previous_source = source
         if line_start and not is_item and ending.endswith(":"):
             lead = ending
     return claims

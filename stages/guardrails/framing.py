@@ -145,6 +145,10 @@ ABOUT_ANSWER_RE = re.compile(
     r"|^(?:\w+,\s*)?(?:with|by following|following|after following) (?:these|the above|all "
     r"(?:of )?these|the (?:steps|tips|instructions|methods) (?:above|outlined|listed))\b[^.]{0,60}"
     r",\s*you (?:should|will|can|would) (?:then )?(?:be able to|have)\b"
+    # "these methods should help in removing the stains": the answer vouching for itself
+    r"|^(?:\w+,\s*)?(?:these|the above|all (?:of )?these|the (?:steps|tips|instructions|methods) "
+    r"(?:above|outlined|listed)) (?:steps|tips|instructions|methods|suggestions|remedies|"
+    r"strategies)? ?(?:should|will|can|may|might) (?:\w+ )?(?:help|work|allow|enable)\b"
 )
 REFUSAL_RE = re.compile(
     rf"(?i)\b{_SOURCES}\b[^.]{{0,60}}?\b(?:do(?:es)? not|don't|doesn't|did not|didn't|fails? to|"
