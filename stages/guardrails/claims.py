@@ -37,7 +37,7 @@ from typing import Any
 import stages.guardrails.framing as framing
 from stages.common.text import MARKER_GROUP_RE, MARKER_RE, cited_sentences, sentence_spans, words
 
-VERSION = "1.7.0"
+VERSION = "1.8.0"
 
 CLAUSE_SPLIT_RE = re.compile(
     r";\s+|,\s+(?i:and|but|while|whereas)\s+"
@@ -384,6 +384,15 @@ def _verbless(text: str) -> bool:
     return not any(token.pos_ in ("VERB", "AUX") for token in nlp(text))
 
 
+# A first clause whose subject is the evidence ("The passage discusses …", "However, passage
+# covers …"), and a later clause whose subject is a pronoun that can only stand for it.
+SOURCE_SUBJECT_RE = re.compile(
+    r"(?i)^[\W\d]*(?:\w+,\s*)?(?P<s>(?:the |these |this |both |all |each )?(?:\w+ )?"
+    rf"{framing._SOURCES})\b"
+)
+PRONOUN_SUBJECT_RE = re.compile(r"(?i)^(?:\w+,\s*)?(?:it|they|this|these|both|neither)\s+")
+
+
 def decompose(answer: str | None) -> list[Claim]:
     """Rule-based: sentences, then independent clauses; markers stay with their sentence, a
     model's own references with the sentence they sit in or follow. A markdown table's rows are
@@ -402,6 +411,8 @@ def decompose(answer: str | None) -> list[Claim]:
     owner = [_owner(at, sentences, answer) for at, _ in masked.refs]
     done_tables: set[int] = set()
     lead = ""  # the text of the last line that ends with ":" before a run of list items
+    previous_source = None  # the evidence as the subject of the sentence before
+    sentence_from = 0  # where the sentence's own text starts, a lifted reference included
     for index, (start, end, ids) in enumerate(sentences):
         table = next(
             (t for t, rows in enumerate(tables) if rows[0][0] <= start < rows[-1][1]), None
@@ -424,7 +435,12 @@ def decompose(answer: str | None) -> list[Claim]:
         if line_start and not is_item:
             lead = ""
         cursor = 0
-        for clause in split_clauses(sentence.strip()):
+        clauses = split_clauses(sentence.strip())
+        # read on the answer's own text: a reference lifted from it ("Passage 3 explains") is
+        # the subject the clause's pronoun stands for
+        source = SOURCE_SUBJECT_RE.match(_clean(answer[sentence_from:end]))
+        sentence_from = end
+        for number, clause in enumerate(clauses):
             at = sentence.find(clause, cursor)
             at = cursor if at < 0 else at
             cursor = at + len(clause)
@@ -432,6 +448,15 @@ def decompose(answer: str | None) -> list[Claim]:
             if not words(text):
                 continue
             kind = "framing" if heading else framing.kind_of(text)
+            # "Passage 2 covers X, but it does not mention Y" (or "… X. However, it does not
+            # mention Y."): the pronoun opening the clause is the passage of the clause or the
+            # sentence before, so the clause is a refusal read with that subject
+            subject = source if number else previous_source
+            pronoun = PRONOUN_SUBJECT_RE.match(text) if subject else None
+            if kind == "claim" and pronoun:
+                resolved = f"{subject.group('s')} {text[pronoun.end() :]}"
+                if framing.kind_of(resolved) == "refusal":
+                    kind, text = "refusal", resolved
             if is_item and lead and kind == "claim" and framing.kind_of(lead) == "refusal":
                 kind, text = "refusal", f"{lead} {text}"  # an item of "Not in the passages:"
             elif is_item and lead and kind == "claim" and framing.names_sources(lead):
@@ -443,6 +468,7 @@ def decompose(answer: str | None) -> list[Claim]:
                 Claim(text, list(ids), index, kind, start + at, start + cursor, list(refs))
             )
         ending = _clean(sentence)
+        previous_source = source
         if line_start and not is_item and ending.endswith(":"):
             lead = ending
     return claims

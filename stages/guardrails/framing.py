@@ -21,7 +21,7 @@ import re
 
 from stages.common.text import content_tokens
 
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 
 _SOURCES = (
     r"(?:passages?|context|information(?: provided| given)?|texts?|documents?|sources?|"
@@ -63,6 +63,8 @@ ELSEWHERE_RE = re.compile(
     r"(?i)\b(?:consult|refer to|look (?:at|for|into)|check|seek|search(?: for)?|see|read)\s+"
     r"(?:\w+\s+){0,2}(?:other|additional|further|more|external|outside|different|reliable)\s+"
     r"(?:sources?|resources?|references?|materials?|guides?|information)\b"
+    rf"|\b(?:refer|go back|return) to (?:the |these )?{_SOURCES} for (?:\w+ )?(?:guidance|help|"
+    r"details|information|instructions)\b"
 )
 # Where a reader is sent to check for themselves: a maker, a professional, an official or local
 # body, the product's own documentation. "it may be necessary to check the manufacturer's
@@ -116,7 +118,19 @@ HEDGE_RE = re.compile(
     r"straightforward|simple|exact) (?:answer|rule|formula|number|figure|way)\b"
     r"|(?:is|are) not (?:fully |entirely )?(?:conclusive|definitive|certain|clear)\b"
     r"|(?:best|a good idea|advisable|recommended|wise|important|necessary|helpful|worth) "
-    r"(?:\w+ )?to (?:double-)?check\b)"
+    r"(?:\w+ )?to (?:double-)?check\b"
+    # "the best way … would depend on the specific design": what it depends on is left open
+    r"|\b(?:depends?|depending|varies|vary|varying) (?:\w+ )?(?:up)?on (?:the (?:specific|"
+    r"individual|particular|exact|situation|circumstances|case)|your|one's|their (?:own|specific|"
+    r"individual)|individual|personal|various|several|many|a (?:number|variety) of|different)\b"
+    # "there may be other factors at play", "there may be local regulations … to consider"
+    r"|\bthere (?:may|might|could|can) (?:also )?be (?:\w+ ){0,3}?(?:factors|considerations|"
+    r"exceptions|variables|regulations|restrictions|requirements|limitations|nuances)\b"
+    # "additional research or professional guidance may be required"
+    r"|\b(?:additional|further|more|professional|expert) (?:research|information|investigation|"
+    r"guidance|advice|help|details|consultation)(?: or (?:\w+ ){0,2}?(?:research|information|"
+    r"guidance|advice|help|details|consultation))? (?:may|might|would|could|will)? ?(?:also )?"
+    r"(?:be|is|are) (?:required|needed|necessary|helpful)\b)"
 )
 # The answer talking about itself or its passages: "these steps are based on the passages",
 # "I may need to revise my answer", "the answer to the question is provided above".
@@ -127,6 +141,14 @@ ABOUT_ANSWER_RE = re.compile(
     r"from the passages?|revise|update|partial(?:ly)?|incomplete|general|not (?:be )?exhaustive|"
     r"(?:may|might) not (?:be|apply))"
     r"|\bi (?:may|might|would|will|can) (?:need to )?(?:revise|update|refine|clarify)\b"
+    # "With these steps and the right conditions, you should be able to grow dahlias"
+    r"|^(?:\w+,\s*)?(?:with|by following|following|after following) (?:these|the above|all "
+    r"(?:of )?these|the (?:steps|tips|instructions|methods) (?:above|outlined|listed))\b[^.]{0,60}"
+    r",\s*you (?:should|will|can|would) (?:then )?(?:be able to|have)\b"
+    # "these methods should help in removing the stains": the answer vouching for itself
+    r"|^(?:\w+,\s*)?(?:these|the above|all (?:of )?these|the (?:steps|tips|instructions|methods) "
+    r"(?:above|outlined|listed)) (?:steps|tips|instructions|methods|suggestions|remedies|"
+    r"strategies)? ?(?:should|will|can|may|might) (?:\w+ )?(?:help|work|allow|enable)\b"
 )
 REFUSAL_RE = re.compile(
     rf"(?i)\b{_SOURCES}\b[^.]{{0,60}}?\b(?:do(?:es)? not|don't|doesn't|did not|didn't|fails? to|"
@@ -144,6 +166,16 @@ REFUSAL_RE = re.compile(
     rf"stated|provided|given|discussed|addressed|included|listed|clear|present)\s+in\s+"
     rf"(?:the|any of the)"
     rf"\s+(?:given\s+|provided\s+)?{_SOURCES}"
+    # "None of the passages provide a recipe", "neither passage mentions"
+    rf"|\b(?:none of (?:the|these|those)|neither(?: of the)?|no)\s+(?:given\s+|provided\s+)?"
+    rf"{_SOURCES}\s+(?:\w+\s+)?(?:mention|provide|contain|include|specify|say|state|give|address|"
+    r"discuss|offer|have|indicate|cover|explain|list|answer|describe|tell|reference)s?\b"
+    # "there is no specific formula provided for …": what the passages lack, said of them
+    r"|\bthere (?:is|are|was|were) no\s+(?:[\w-]+\s+){1,3}?(?:provided|given|mentioned|stated|"
+    r"specified|listed|included|available)\b"
+    # "… the exact percentage is not specified.": a sentence that ends on what is not given
+    r"|\b(?:is|are|was|were) not (?:explicitly |specifically |directly |clearly )?(?:mentioned|"
+    r"specified|stated|provided|given|discussed|addressed|included|listed)\s*[.!]?\s*$"
 )
 # Words a refusal uses to name what is missing, not the missing thing itself
 BOILERPLATE = frozenset(
@@ -183,6 +215,29 @@ def strip_preamble(text: str) -> str:
     return PREAMBLE_RE.sub("", text, count=1).strip()
 
 
+# A figure that is part of a name ("Xbox 360", "iPhone 6", "Windows 10", "G1", "P60") spells the
+# name, it counts nothing; a year is never one ("Windows 2000" stays a figure), nor is a figure
+# with a unit or a sign after it.
+_UNITS = (
+    r"(?i:mg|g|kg|km|m|cm|mm|ml|l|lbs?|oz|in|ft|inch(?:es)?|feet|miles?|mph|hours?|hrs?|minutes?|"
+    r"mins?|seconds?|days?|weeks?|months?|years?|percent|dollars?|euros?|pounds?|[kmgt]b|times)"
+)
+NAME_FIGURE_RE = re.compile(
+    r"\b(?:[A-Z]\w*|[a-z]+[A-Z]\w*)[ -](?!(?:1[0-9]|20)\d\d\b)\d{1,4}\b"
+    rf"(?![.,-]?\d|-|\s*(?:%|°|{_UNITS}\b))"
+    r"|\b[A-Za-z]+\d+[A-Za-z\d]*\b"
+)
+# A lead-in that points at the list after it: "follow these steps:", "here's how to …:"
+POINTS_AT_LIST_RE = re.compile(
+    r"(?i)\b(?:these|the following|as follows|below)\b|^(?:\w+,\s*)?here(?:'s|’s| is| are)\b"
+)
+
+
+def _plain_figures(body: str) -> bool:
+    """A figure other than one that spells a name."""
+    return bool(re.search(r"\d", NAME_FIGURE_RE.sub(" ", body)))
+
+
 def kind_of(text: str) -> str:
     """claim | framing | refusal, from the claim's text (markers and references lifted)."""
     if REFUSAL_RE.search(text):
@@ -191,11 +246,15 @@ def kind_of(text: str) -> str:
     if not re.search(r"\w", body):
         return "framing"
     has_figure = bool(re.search(r"\d", body))
-    if (FRAMING_RE.search(body) or ATTRIBUTION_RE.search(body)) and not has_figure:
+    # a pleasantry, a lead-in or a question counts nothing by a name's digits ("Good luck with
+    # your G1 test!", "To set up an Xbox 360 controller, follow these steps:")
+    figure = _plain_figures(body)
+    if (FRAMING_RE.search(body) or ATTRIBUTION_RE.search(body)) and not figure:
         return "framing"
-    if body.rstrip().endswith(":") and not has_figure:
+    lead_in = body.rstrip().endswith(":")
+    if lead_in and (not has_figure or not figure and POINTS_AT_LIST_RE.search(body)):
         return "framing"  # a lead-in to the list or passage that follows
-    if body.rstrip().rstrip("\"'”’)").endswith("?") and not has_figure:
+    if body.rstrip().rstrip("\"'”’)").endswith("?") and not figure:
         return "framing"  # a question asks, it states nothing: "Would you like me to track it?"
     if (ADVICE_RE.search(body) or ELSEWHERE_RE.search(body)) and len(body.split()) <= 30:
         return "framing"
