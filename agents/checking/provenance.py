@@ -172,7 +172,8 @@ def _escape(key: str) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def _flat(value: Any) -> str:
+def flat_text(value: Any) -> str:
+    """A value as text: a string as it is, anything else as its JSON."""
     if isinstance(value, str):
         return value
     try:
@@ -262,9 +263,9 @@ def declared(schema: Any, pointer: str) -> list[Source]:
     node = _argument_schema(schema, pointer)
     sources = []
     if isinstance(node.get("enum"), list):
-        sources.append(Source("the tool's declared enum", "\n".join(map(_flat, node["enum"]))))
+        sources.append(Source("the tool's declared enum", "\n".join(map(flat_text, node["enum"]))))
     if "default" in node and node["default"] is not None:
-        sources.append(Source("the tool's declared default", _flat(node["default"])))
+        sources.append(Source("the tool's declared default", flat_text(node["default"])))
     text = str(node.get("description") or "")
     if text:
         sources.append(Source("the argument's description", text))
@@ -276,12 +277,12 @@ def sources_before(run: AgentRun, call: ToolCall, allowlist: list[str]) -> list[
     calls (each named), the allowlist."""
     sources = [Source(f"user turn {i + 1}", text) for i, text in enumerate(run.user_texts)]
     sources += [
-        Source(f"result of {r.name}#{r.call_id or ''}", _flat(r.content))
+        Source(f"result of {r.name}#{r.call_id or ''}", flat_text(r.content))
         for r in sorted(run.results, key=lambda r: r.position)
         if r.position < call.position
     ]
     sources += [
-        Source(f"arguments of the earlier call {c.name}#{c.call_id}", _flat(c.args))
+        Source(f"arguments of the earlier call {c.name}#{c.call_id}", flat_text(c.args))
         for c in run.calls
         if c.position < call.position
     ]

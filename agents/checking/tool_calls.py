@@ -226,7 +226,7 @@ def declared_default(prop: Any) -> str:
     "Default is X" phrase of its description names ("" when it declares none)."""
     if not isinstance(prop, dict):
         return ""
-    parts = [_flatten(prop["default"])] if prop.get("default") is not None else []
+    parts = [provenance.flat_text(prop["default"])] if prop.get("default") is not None else []
     parts += [m.group(1) for m in DEFAULT_VALUE_RE.finditer(str(prop.get("description") or ""))]
     return "\n".join(parts)
 
@@ -310,15 +310,6 @@ def _string_identifiers(value: str, key: str) -> list[str]:
     return found
 
 
-def _flatten(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 SCALED_SHORT_RE = re.compile(r"(\d+(?:\.\d+)?)\s?(k|m|mm|mn|bn|b)\b", re.IGNORECASE)
 SHORT_SCALES = {"k": 10**3, "m": 10**6, "mm": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9}
 
@@ -359,8 +350,8 @@ def origins_before(run: AgentRun, position: int, allowlist: list[str]) -> str:
     """What a call at `position` may take identifiers from: the user's and system turns, the
     results and calls before it, the allowlist."""
     parts = list(run.user_texts)
-    parts += [_flatten(r.content) for r in run.results if r.position < position]
-    parts += [_flatten(c.args) for c in run.calls if c.position < position]
+    parts += [provenance.flat_text(r.content) for r in run.results if r.position < position]
+    parts += [provenance.flat_text(c.args) for c in run.calls if c.position < position]
     parts += allowlist
     return "\n".join(parts)
 
@@ -558,7 +549,7 @@ def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], sc
     checked = [t for t in traces if not required or _top(t.pointer) in required]
     which = "required argument" if required else "argument"
     wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
-    used = {t for t, _, _ in values.tokens_with_spans(_flatten(call.args))}
+    used = {t for t, _, _ in values.tokens_with_spans(provenance.flat_text(call.args))}
     unsourced = [t.pointer for t in checked if t.status != "grounded"]
     if unsourced and not wanted & used:
         return (
@@ -649,7 +640,7 @@ def verify_call(
         call.call_id,
         call.name,
         attempt,
-        _flatten(call.args) if not isinstance(call.args, str) else call.args,
+        provenance.flat_text(call.args) if not isinstance(call.args, str) else call.args,
         status,
         errors,
         invented,
