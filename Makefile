@@ -46,6 +46,7 @@ gate: setup  ## release gate: the frozen eval sets against their committed basel
 	$(BIN)/grounding eval --set ragtruth-qa-v1 --gate
 	$(BIN)/grounding eval --set agent-runs-v1 --gate
 	$(BIN)/grounding eval --set agent-runs-v2 --set-override agent_runs.judge=none --gate
+	$(BIN)/grounding eval --set agent-runs-v3 --set-override agent_runs.judge=none --gate
 
 bench: setup  ## benchmarks; results in bench/results/
 	$(BIN)/python -m bench

@@ -32,5 +32,6 @@ BENCHES = {
     "judge_ceiling": "bench.judge_ceiling",
     "agent_runs_ragtruth": "bench.agent_runs_ragtruth",
     "agent_runs_v2": "bench.agent_runs_v2",
+    "agent_runs_v3": "bench.agent_runs_v3",
     "serving": "bench.serving",
 }

@@ -77,7 +77,10 @@ def _reasons(validation: dict) -> list[str]:
 
 
 def check_records(
-    records: list[dict], settings: dict[str, Any], rows_file: Path | None = None
+    records: list[dict],
+    settings: dict[str, Any],
+    rows_file: Path | None = None,
+    name: str = NAME,
 ) -> list[dict]:
     """One row per record: the report's action, diagnosis, calls' statuses, seconds. With
     `rows_file`, each row is appended to it as it is made, and records it already holds are not
@@ -119,7 +122,7 @@ def check_records(
         rows.append(row)
         _append(rows_file, row)
         if (index + 1) % 100 == 0:
-            common.console.print(f"  {NAME}: {index + 1}/{len(records)} records")
+            common.console.print(f"  {name}: {index + 1}/{len(records)} records")
     return rows
 
 
@@ -242,6 +245,9 @@ def summarize_rows(rows: list[dict]) -> dict[str, Any]:
 def run(
     results_dir: Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
+    *,
+    name: str = NAME,
+    set_name: str = SET_NAME,
     **_: Any,
 ) -> dict[str, Any]:
     """Options (`--set agent_runs_v2.KEY=VALUE`): judge (the check's, default its own default),
@@ -257,8 +263,8 @@ def run(
 
     options: dict[str, Any] = {"judge": None, "limit": None, "shard": None, "merge": False}
     options |= {"partial": False, "sample": None, "seed": SAMPLE_SEED}
-    options |= (overrides or {}).get(NAME, {})
-    dset = load_detection_set(SET_NAME)  # refuses a set changed since it was frozen
+    options |= (overrides or {}).get(name, {})
+    dset = load_detection_set(set_name)  # refuses a set changed since it was frozen
     records = dset.records
     if options["limit"]:
         pairs = sorted({r["pair"] for r in records})[: int(options["limit"])]
@@ -268,14 +274,14 @@ def run(
         size = min(int(options["sample"]), len(correct))
         records = random.Random(int(options["seed"])).sample(correct, size)
     settings = {"judge": options["judge"]} if options["judge"] else {}
-    shards = common.CACHE / NAME / (f"judge-{options['judge']}" if options["judge"] else "")
+    shards = common.CACHE / name / (f"judge-{options['judge']}" if options["judge"] else "")
     started = time.perf_counter()
     if options["shard"]:
         k, n = (int(x) for x in str(options["shard"]).split("/"))
         pairs = sorted({r["pair"] for r in records})[k::n]
         shards.mkdir(parents=True, exist_ok=True)
         mine = [r for r in records if r["pair"] in set(pairs)]
-        check_records(mine, settings, shards / f"rows-{k}-of-{n}.jsonl")
+        check_records(mine, settings, shards / f"rows-{k}-of-{n}.jsonl", name)
         return {"shard": options["shard"], "records": len(mine)}
     if options["merge"]:
         ids = {r["id"] for r in records}
@@ -289,9 +295,9 @@ def run(
             rows = [r for r in rows if per_pair[r["pair"]] == 3]
             records = [r for r in records if per_pair[r["pair"]] == 3]
     else:
-        rows = check_records(records, settings)
+        rows = check_records(records, settings, name=name)
     result: dict[str, Any] = {
-        "set": SET_NAME,
+        "set": set_name,
         "set_hash": dset.set_hash,
         "targets": TARGETS,
         "options": options,
@@ -301,9 +307,9 @@ def run(
         "wall_seconds": round(time.perf_counter() - started, 1),
         "check": _check_version(),
     }
-    name = NAME if not options["judge"] else f"{NAME}-judge-{options['judge']}"
-    name += f"-sample{options['sample']}" if options["sample"] else ""
-    common.write_result(name, result, results_dir)
+    stem = name if not options["judge"] else f"{name}-judge-{options['judge']}"
+    stem += f"-sample{options['sample']}" if options["sample"] else ""
+    common.write_result(stem, result, results_dir)
     return result
 
 
@@ -318,7 +324,8 @@ def summarize(result: dict[str, Any]) -> str:
         return f"shard {result['shard']}: {result['records']} records checked (merge=true to sum)"
     vc, vr = result["valid_calls"], result["valid_runs"]
     lines = [
-        f"agent-runs-v2 (held out; {result['records']} records, check {result['check']}"
+        f"{result.get('set', SET_NAME)} (held out; {result['records']} records, "
+        f"check {result['check']}"
         f"{', limited' if result.get('limited') else ''}): valid calls flagged "
         f"{vc['call_flag_rate']} per call ({vc['run_flag_rate']} of {vc['runs']} call-only "
         f"runs), valid runs emitted {vr['emitted']} of {vr['runs']} "
