@@ -169,7 +169,7 @@ VOCABULARY: dict[str, dict[str, Any]] = {
         },
     },
     "priority": {
-        "context": "priorit*, prio, severit*, severe, urgen*, importan*, level*, gravedad, "
+        "context": "priori*, prio, severit*, severe, urgen*, importan*, level*, gravedad, "
         "severidad, gravite, dringlich*, schwere*, schweregrad*, wichtig*, gravita, gravidade, "
         "nivel*, niveau*, stufe*, livello*",
         "lowest": {
@@ -1422,7 +1422,9 @@ def _set_apart(msg: Message, start: int, end: int) -> bool:
         return True
     previous = msg.words[start - 1] if start > 0 and not before.endswith(",") else ""
     closing = not after or after[0] in ".!?;,)"
-    return previous in AS_WORDS or (previous in TO_WORDS and closing)
+    # "mark it as open", not "As normal, ..." at the start of a sentence
+    after_verb = start > 1 and msg.sentence[start - 2] == msg.sentence[start]
+    return (previous in AS_WORDS and after_verb) or (previous in TO_WORDS and closing)
 
 
 def _groups_words(concepts: frozenset[str]) -> list[str]:
@@ -1452,6 +1454,14 @@ def naming(
     for start_char, end_char in values.find_ident(member, msg.tokens):
         first = next(i for i, tok in enumerate(msg.tokens) if tok[1] == start_char)
         last = next(i for i, tok in enumerate(msg.tokens) if tok[2] == end_char)
+        if any(  # "economy" of "premium economy": the longer phrase's concept
+            m.concept not in concepts
+            and m.start <= first
+            and last < m.end
+            and m.end - m.start > last + 1 - first
+            for m in msg.found
+        ):
+            continue
         if (
             lenient
             or not weak_own
