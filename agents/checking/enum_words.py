@@ -668,8 +668,7 @@ VOCABULARY: dict[str, dict[str, Any]] = {
         },
     },
     "transport mode": {
-        "context": "mode*, modo*, modus, travel*, route*, direction*, itinerar*, ruta*, "
-        "trajet*, percorso*, rota*",
+        "context": "mode*, modo*, modus, travel*, transport*, verkehrsmittel*, mezz*",
         "driving": {
             "members": "driving, drive, car, auto, automobile, driving_car",
             "en": "driving, drive, ~car, by car",
@@ -1361,6 +1360,7 @@ class Message:
     words: tuple[str, ...]
     sentence: list[int]
     found: list[Mention]
+    quantities: list[values.Quantity]
 
     def span_text(self, start: int, end: int) -> str:
         return self.text[self.tokens[start][1] : self.tokens[end - 1][2]]
@@ -1372,7 +1372,7 @@ def message(text: str) -> Message:
     breaks = [m.start() for m in re.finditer(r"[.!?;\n]+(?:\s|$)", text)]
     sentence = [sum(1 for b in breaks if b < start) for _, start, _ in tokens]
     words = tuple(t for t, _, _ in tokens)
-    return Message(text, tokens, words, sentence, mentions(words))
+    return Message(text, tokens, words, sentence, mentions(words), values.quantities(text))
 
 
 def role_words(*names: str) -> list[str]:
@@ -1485,7 +1485,7 @@ def naming(
         ):
             return msg.span_text(mention.start, mention.end)
     symbols = {c for c in concepts if c.split(":")[0] in SYMBOL_GROUPS}
-    for q in values.quantities(text):
+    for q in msg.quantities:
         named = {q.unit, q.currency} - {None}
         if key in named or any(symbols & concepts_of(str(n)) for n in named):
             return text[q.start : q.end]
