@@ -303,3 +303,79 @@ def test_valid_calls_are_not_flagged(request_text, args):
     validation = check(request_text, "create_ticket", {"title": "Printer jam", **args})
     trace = enum_row(validation, "/priority")
     assert trace["status"] == "grounded", trace
+
+
+# ---------------------------------------------------------------- requests in six languages
+
+DEVICE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "target": {"type": "string"},
+                    argument: {"type": "string", "enum": members},
+                },
+            },
+        },
+    }
+    for name, argument, members in [
+        ("set_thermostat", "mode", ["heat", "cool", "auto", "off"]),
+        ("set_light", "state", ["on", "off"]),
+        ("search_flights", "cabin_class", ["economy", "premium_economy", "business", "first"]),
+        ("get_directions", "mode", ["driving", "walking", "bicycling", "transit"]),
+        ("list_messages", "order", ["newest", "oldest"]),
+        ("search_products", "sort_order", ["asc", "desc"]),
+        ("open_ticket", "priority", ["low", "medium", "high"]),
+        ("get_forecast", "unit", ["celsius", "fahrenheit"]),
+    ]
+]
+
+
+def device_check(request: str, name: str, args: dict) -> str:
+    calls = [{"id": "c1", "name": name, "arguments": {"target": "x", **args}}]
+    run = parse_run(
+        {"question": request, "tools": DEVICE_TOOLS, "tool_calls": calls, "tool_results": []}
+    )
+    validation = tool_calls.verify_run(run, [], set())[0]
+    (pointer,) = args
+    return enum_row(validation, f"/{pointer}")["status"]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "name", "args"),
+    [
+        ("Pon el aire acondicionado a 24 grados en el salón", "set_thermostat", {"mode": "cool"}),
+        ("Set the living room to 21 degrees, it's freezing", "set_thermostat", {"mode": "heat"}),
+        ("Schalte das Licht im Wohnzimmer aus", "set_light", {"state": "off"}),
+        ("Turn off the lights in the kitchen at 11 pm", "set_light", {"state": "off"}),
+        ("Un volo per Parigi, prima possibile", "search_flights", {"cabin_class": "economy"}),
+        ("First, a flight for my business trip", "search_flights", {"cabin_class": "economy"}),
+        ("Quero ir do aeroporto ao centro de metrô", "get_directions", {"mode": "transit"}),
+        ("Directions to the bus stop on Elm Street", "get_directions", {"mode": "driving"}),
+        ("Trie mes e-mails du plus récent au plus ancien", "list_messages", {"order": "newest"}),
+        ("Crée un ticket : l'imprimante ne marche plus", "open_ticket", {"priority": "medium"}),
+        ("Zeig mir die Wettervorhersage für München", "get_forecast", {"unit": "celsius"}),
+        ("Weather for Boston, I'm flying out on the first", "get_forecast", {"unit": "fahrenheit"}),
+    ],
+)  # fmt: skip
+def test_valid_requests_in_six_languages_are_not_flagged(request_text, name, args):
+    assert device_check(request_text, name, args) == "grounded"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "name", "args"),
+    [
+        ("Ordena por precio de mayor a menor", "search_products", {"sort_order": "asc"}),
+        ("Che tempo fa a Milano in gradi Fahrenheit?", "get_forecast", {"unit": "celsius"}),
+        ("Crie um chamado de prioridade baixa", "open_ticket", {"priority": "high"}),
+        ("Route zum Flughafen mit dem Fahrrad", "get_directions", {"mode": "driving"}),
+        ("Un vol pour Nice en classe affaires", "search_flights", {"cabin_class": "economy"}),
+        ("Apaga la luz de la cocina", "set_light", {"state": "on"}),
+        ("Mostra prima i messaggi più vecchi", "list_messages", {"order": "newest"}),
+    ],
+)
+def test_a_changed_member_is_caught_in_six_languages(request_text, name, args):
+    assert device_check(request_text, name, args) == "changed"
