@@ -32,6 +32,7 @@ starting with `~` is weak. All words are compared lower-case without accents.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -1387,8 +1388,8 @@ def role_words(*names: str) -> list[str]:
 
 
 def _in_role(
-    msg: Message, start: int, end: int, group_words: list[str], arg_words: list[str],
-    entity_words: list[str], window: int = CONTEXT_WINDOW,
+    msg: Message, start: int, end: int, group_words: Sequence[str], arg_words: Sequence[str],
+    entity_words: Sequence[str], window: int = CONTEXT_WINDOW,
 ) -> bool:  # fmt: skip
     """Beside a word of its role, in the same sentence: a word of its group or of the
     argument's name (by a cognate too: "Priorität" for `priority`) within CONTEXT_WINDOW words;
@@ -1435,8 +1436,8 @@ def _groups_words(concepts: frozenset[str]) -> list[str]:
 def naming(
     member: str,
     text: str,
-    arg_words: list[str] = (),  # type: ignore[assignment]
-    entity_words: list[str] = (),  # type: ignore[assignment]
+    arg_words: Sequence[str] = (),
+    entity_words: Sequence[str] = (),
     lenient: bool = False,
 ) -> str | None:
     """The words of `text` that name `member`, or None.

@@ -13,9 +13,10 @@ user's and system turns (each named by its turn), the results and calls before i
 - a number in any writing and locale ("1,234.5", "1.234,50 €", "1.2 million", "$12"), an
   amount also in minor units ("€49" grounds 4900);
 - an IPv4 address or CIDR by its octets (a host with or without /32);
-- an enum member by its words in a message (or its currency or unit symbol), else by the
-  declaration, unless the user's words name another member of that enum that no call chose:
-  then it is `changed`, naming the member and the message;
+- an enum member by its words in a message, in any of six languages (`enum_words`: its own
+  words, its currency or unit symbol, a translation or synonym, a cognate), else by the
+  declaration, unless the user's words name another member of that enum that no call chose
+  (and not this one): then it is `changed`, naming the member, the words and the message;
 - any other value by its words with separators and case dropped ("ThinQ_Connect" by "ThinQ
   Connect"); a value of several words with a number of its own (an address) by its digits
   exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
