@@ -13,9 +13,10 @@ user's and system turns (each named by its turn), the results and calls before i
 - a number in any writing and locale ("1,234.5", "1.234,50 €", "1.2 million", "$12"), an
   amount also in minor units ("€49" grounds 4900);
 - an IPv4 address or CIDR by its octets (a host with or without /32);
-- an enum member by its words in a message (or its currency or unit symbol), else by the
-  declaration, unless the user's words name another member of that enum that no call chose:
-  then it is `changed`, naming the member and the message;
+- an enum member by its words in a message, in any of six languages (`enum_words`: its own
+  words, its currency or unit symbol, a translation or synonym, a cognate), else by the
+  declaration, unless the user's words name another member of that enum that no call chose
+  (and not this one): then it is `changed`, naming the member, the words and the message;
 - any other value by its words with separators and case dropped ("ThinQ_Connect" by "ThinQ
   Connect"); a value of several words with a number of its own (an address) by its digits
   exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
@@ -40,10 +41,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from agents.checking import enum_words
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 FLAGGED = ("changed", "invented")
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
 # a number of fewer digits one digit away is arithmetic or a conversion as often as a copy error
@@ -147,6 +149,7 @@ class Trace:
     status: str  # grounded | changed | invented | unverified
     source: str | None = None  # the message (or declaration) the value came from
     near: str | None = None  # for `changed`: the value it differs from by one character
+    words: str | None = None  # for an enum member: the words of the message that name it
 
     def as_row(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -155,7 +158,7 @@ class Trace:
         if self.status == "changed" and self.kind == "enum":
             return (
                 f"changed enum value at '{self.pointer}': {self.value!r} where {self.source} "
-                f"names {self.near!r}, another member of the tool's enum"
+                f"names {self.near!r} ({self.words!r}), another member of the tool's enum"
             )
         if self.status == "changed":
             return (
@@ -518,16 +521,6 @@ def _derived(
     return None
 
 
-def _named(member: str, text: str, tokens: list[tuple[str, int, int]]) -> bool:
-    """A message names an enum member: its words in a row, case and separators aside
-    ("IN_TRANSIT" in "in transit"), or its currency or unit written as a symbol ("€" for
-    "eur", "°C" for "celsius")."""
-    if values.find_ident(member, tokens):
-        return True
-    key = values.ident_key(member)
-    return any(key in (q.currency, q.unit) for q in values.quantities(text))
-
-
 def _inflected(member: str, tokens: list[tuple[str, int, int]]) -> bool:
     """Each word of a member in a message in some form ("ratings" for "rating",
     "chronologically" for "chronological", "toll" for "tolls"): how a user names the member
@@ -544,28 +537,51 @@ def _enum_choice(
     enum: Any,
     tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
     chosen_elsewhere: set[str],
-) -> tuple[str, str | None, str | None]:
-    """How a declared enum member was chosen: ("grounded", message, None) when a message
-    names it; ("changed", user turn, other member) when the user's words name another member
-    of the enum that no call of the run chose, and none names this one; ("declared", None,
-    None) otherwise (the tool's own choice: a default, a member the request implies)."""
+    roles: tuple[list[str], list[str]],
+) -> tuple[str, str | None, str | None, str | None]:
+    """How a declared enum member was chosen: ("grounded", message, None, words) when a
+    message names it (`enum_words`: its own words, a translation or synonym, a cognate);
+    ("changed", user turn, other member, words) when the user's words name another member
+    of the enum (or several that are one concept) that no call of the run chose, and none
+    names this one; ("declared", None, None, None) otherwise (the tool's own choice: a
+    default, a member the request implies). `roles`: the argument's and the tool's name
+    words, beside which a word of several roles ("high", "first") names a member."""
     if not isinstance(enum, list) or not isinstance(value, str) or value not in enum:
-        return "declared", None, None
+        return "declared", None, None, None
+    arg_words, entity_words = roles
     for source, tokens in tokenized:
-        if _named(value, source.text, tokens) or _inflected(value, tokens):
-            return "grounded", source.name, None
+        user = source.name.startswith("user turn")
+        words = enum_words.naming(value, source.text, arg_words, entity_words, lenient=user)
+        if words is None and _inflected(value, tokens):
+            words = value
+        if words is not None:
+            return "grounded", source.name, None, words
     members = [
         m
         for m in enum
-        if isinstance(m, str) and m not in chosen_elsewhere and re.search(r"[^\W\d]", m)
+        if isinstance(m, str)
+        and m != value
+        and m not in chosen_elsewhere
+        and re.search(r"[^\W\d]", m)
     ]
-    for source, tokens in tokenized:
+    mine = enum_words.concepts_of(value)
+    for source, _ in tokenized:
         if not source.name.startswith("user turn"):
             continue
-        named = [m for m in members if m != value and _named(m, source.text, tokens)]
-        if len(named) == 1:
-            return "changed", source.name, named[0]
-    return "declared", None, None
+        named = [
+            (m, words)
+            for m in members
+            if (words := enum_words.naming(m, source.text, arg_words, entity_words))
+        ]
+        # members that spell one concept ("normal" and "medium") are one choice
+        concepts = [enum_words.concepts_of(m) for m, _ in named]
+        if (
+            named
+            and not any(c & mine for c in concepts)
+            and (len(named) == 1 or all(concepts[0] & c for c in concepts[1:]))
+        ):
+            return "changed", source.name, named[0][0], named[0][1]
+    return "declared", None, None, None
 
 
 def trace_call(
@@ -595,12 +611,13 @@ def trace_call(
         if kind == "text" and str(value) in identifiers:
             kind = "identifier"
         node = _argument_schema(schema, pointer)
-        how, where, other = _enum_choice(value, node.get("enum"), tokenized, chosen)
+        roles = (enum_words.role_words(key), enum_words.role_words(call.name))
+        how, where, other, words = _enum_choice(value, node.get("enum"), tokenized, chosen, roles)
         if how == "grounded":
-            traces.append(Trace(pointer, value, kind, "grounded", where))
+            traces.append(Trace(pointer, value, kind, "grounded", where, words=words))
             continue
         if how == "changed":
-            traces.append(Trace(pointer, value, "enum", "changed", where, other))
+            traces.append(Trace(pointer, value, "enum", "changed", where, other, words))
             continue
         own = [(s, values.tokens_with_spans(s.text)) for s in declared(schema, pointer)]
         found = next(
