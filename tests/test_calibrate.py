@@ -96,7 +96,7 @@ def test_the_fast_judges_accept_line_is_refitted_when_claims_carry_both_judges()
 
 
 def test_the_cli_writes_an_overlay_the_guardrails_config_accepts(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     store = ArtifactStore(tmp_path / "store")
     items, labels = _data(60)

@@ -197,7 +197,7 @@ def test_wilson_and_kappa_match_reference_values():
 
 
 def test_the_cli_samples_imports_and_reports_with_agreement(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     store, runs = tmp_path / "store", tmp_path / "runs"
     run = make_run(runs)
@@ -247,7 +247,7 @@ def test_artifact_gc_never_collects_a_review_batch(batch, tmp_path):
     + [["calibrate"]],
 )
 def test_every_review_command_has_help(command):
-    from flows.cli import app
+    from cli.app import app
 
     done = CliRunner().invoke(app, [*command, "--help"])
     assert done.exit_code == 0, done.output
