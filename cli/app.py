@@ -67,9 +67,6 @@ def main(
     # Commands that run stages get the per-stage log lines; the listener imports Prefect, which
     # a `--help` should not wait for.
     runs_stages = ctx.invoked_subcommand in STAGE_COMMANDS and "--help" not in sys.argv
-    if log_format is LogFormat.json and runs_stages:
-        import prefect  # noqa: F401 - Prefect installs its console handlers on import; replace them
-
     install_logging(log_format.value, log_level, new_run_id(), stage_events=runs_stages)
 
 

@@ -18,6 +18,7 @@ from flows.serve import (
     check_server,
     flows,
     load_schedules,
+    serve_deployments,
 )
 
 
@@ -75,9 +76,7 @@ def serve_command(
     except ScheduleError as exc:
         typer.echo(f"serve error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    from prefect import serve
-
     deployments = build_deployments(specs, str(config))
     for name, spec in specs.items():
         typer.echo(f"{spec.flow}/{name}: cron {spec.cron!r} ({spec.timezone}) -> {url}")
-    serve(*deployments, print_starting_message=False)
+    serve_deployments(deployments)

@@ -122,3 +122,10 @@ def check_server() -> str:
     except httpx.HTTPError as exc:
         raise ScheduleError(f"no Prefect server answers at {url} ({exc}); {hint}") from exc
     return url
+
+
+def serve_deployments(deployments: list) -> None:
+    """Execute the deployments' scheduled runs in this process's children until interrupted."""
+    from prefect import serve
+
+    serve(*deployments, print_starting_message=False)

@@ -209,6 +209,22 @@ def test_nothing_below_the_command_line_imports_it():
     assert {m: t for m, t in upward.items() if m.split(".")[0] != "cli" and t} == {}
 
 
+def test_the_command_line_leaves_prefect_to_the_flows():
+    """A command that runs a flow calls it in `flows/`; the CLI itself never imports Prefect."""
+    offenders = []
+    for path in sorted((ROOT / "cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(name.split(".")[0] == "prefect" for name in names):
+                offenders.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert offenders == []
+
+
 # A backstop, not a target: a module is split when it holds two concerns, whatever its length
 # (files packed to sit just under a tighter line cap were the smell this replaces). One past
 # this many lines is read and split by concern before it grows further.
