@@ -18,7 +18,7 @@ guardrails and the revise rounds. For llama_cpp, the guardrails on its first ans
   right one);
 - the revise loop: drafts sent back, rounds used, and how those questions ended.
 
-`grounding ask`: wall seconds of one fresh `python -m flows.cli ask` process per question, on the
+`grounding ask`: wall seconds of one fresh `python -m cli ask` process per question, on the
 sample corpus with its index already built and nothing cached for the question (target 15 s),
 after `grounding warm` saved the system prompts' KV states as `make setup` does (its seconds
 are reported apart: what a first ask would otherwise add).
@@ -461,7 +461,7 @@ def time_asks(folder: Path, caches: Path) -> tuple[dict[str, Any], list[dict[str
         "--set", f"generation.llm.kv_cache_dir={caches / 'ask-kv'}",
         "--set", f"guardrails.llm.kv_cache_dir={caches / 'ask-kv'}",
     ]  # fmt: skip
-    command = [sys.executable, "-m", "flows.cli"]
+    command = [sys.executable, "-m", "cli"]
     env = {**os.environ, "PYTHONPATH": str(common.ROOT)}
     built = subprocess.run(
         [*command, "ingest", *settings], cwd=common.ROOT, env=env, capture_output=True, text=True

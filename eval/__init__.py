@@ -2,5 +2,5 @@
 
 Import its modules by name (`from eval.metrics import ...`, `from eval import release_gate`): the
 package is called after its folder, and a bare `import eval` would hide the builtin `eval`.
-Nothing here imports Prefect; `flows/evaluation.py` is the Prefect flow and the CLI.
+Nothing here imports Prefect; `flows/evaluation.py` is the Prefect flow, `cli/eval.py` the CLI.
 """

@@ -184,6 +184,8 @@ def install_logging(
     """Configure log output and, once per process, the per-stage listener (which imports the
     executor, and with it every stage module: `stage_events=False` keeps `--help` fast)."""
     global _installed
+    if log_format == "json" and stage_events:
+        import prefect  # noqa: F401 - Prefect installs its console handlers on import; replace them
     logs.configure(log_format, level)  # type: ignore[arg-type]
     if run_id:
         logs.set_run_id(run_id)

@@ -30,6 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from pydantic import BaseModel, Field
 
 from stages import contracts
@@ -219,12 +220,29 @@ def draw(items: list[dict], config: SampleConfig) -> list[dict]:
     return sorted(drawn, key=lambda r: (STRATA.index(r["stratum"]), r["answer_id"]))
 
 
+# Why a disagreements batch queued an item, and the second judge's view: a stratified sample's
+# items have neither, so they are null there, and only there.
+DISAGREEMENT_FIELDS = ("queue_reason", "second_opinion_json")
+
+
+def batch_table(items: list[dict], kind: str = SAMPLE) -> pa.Table:
+    """The batch's `review_items` table, built strictly against its contract
+    (`stages.contracts`): every item names each field of the contract and no other, each value
+    of its field's type, or a `ContractError` names the item and the field. Only a sample's
+    items may leave out the disagreement fields, which are null in a sample."""
+    if kind not in (SAMPLE, DISAGREEMENTS):
+        raise ReviewError(f"unknown batch kind {kind!r}: {SAMPLE} or {DISAGREEMENTS}")
+    if kind == SAMPLE:
+        items = [{**dict.fromkeys(DISAGREEMENT_FIELDS), **item} for item in items]
+    return contracts.table_of(TABLE, items, stage=STAGE)
+
+
 def write_batch(
     store: ArtifactStore, items: list[dict], config: BaseModel, source: str, kind: str = SAMPLE
 ) -> ArtifactRef:
     """The batch as a store artifact (atomic; the same draw of the same run is the same key).
     `kind`: a stratified `sample`, or the `disagreements` of two judges (sampled_judging)."""
-    table = contracts.from_rows(items, TABLE)
+    table = batch_table(items, kind)
     settings = config.model_dump()
     inputs = {
         "source": source,

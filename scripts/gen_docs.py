@@ -53,13 +53,13 @@ def cli_reference() -> str:
     """Every command of the `grounding` app with its usage, arguments and options."""
     import typer.main
 
-    from flows.cli import app
+    from cli.app import app
 
     root = typer.main.get_command(app)
     parts = [
         "# Command line reference",
         "",
-        "Generated from the Typer app in `flows/cli.py` when the site is built; "
+        "Generated from the Typer app in `cli/app.py` when the site is built; "
         "`grounding COMMAND --help` prints the same.",
         "",
     ]

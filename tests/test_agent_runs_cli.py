@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.checking import Config
+from cli.app import app
 from flows import agent_check
-from flows.cli import app
 
 runner = CliRunner()
 

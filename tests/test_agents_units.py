@@ -186,7 +186,7 @@ def test_the_loop_searches_before_any_answer(agents):
 def test_cli_tools_prints_declarations():
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     printed = CliRunner().invoke(app, ["tools", "--format", "anthropic"])
     assert printed.exit_code == 0
@@ -196,7 +196,7 @@ def test_cli_tools_prints_declarations():
 def test_cli_api_refuses_a_public_bind_without_keys(shared_store, tmp_path):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
     from tests.conftest import config_on_copy
 
     config = config_on_copy(shared_store, tmp_path, "kb")

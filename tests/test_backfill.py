@@ -22,7 +22,7 @@ def _backfill(folder, tmp_path) -> subprocess.Popen:
         f"runs_dir={tmp_path / 'runs'}",
     ]
     return subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", "backfill", "--questions", str(folder), *settings],
+        [sys.executable, "-m", "cli", "backfill", "--questions", str(folder), *settings],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

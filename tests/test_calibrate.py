@@ -96,12 +96,15 @@ def test_the_fast_judges_accept_line_is_refitted_when_claims_carry_both_judges()
 
 
 def test_the_cli_writes_an_overlay_the_guardrails_config_accepts(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     store = ArtifactStore(tmp_path / "store")
     items, labels = _data(60)
-    for item in items:
+    for item in items:  # a whole review item: a batch is built strictly against its contract
         item.update(run_id="run", question_id=item["answer_id"][4:], draft="text")
+        item.update(status="answered", action="emit", refusal_reason=None, final_answer="text")
+        item.update(confidence=None, overall_score=None, low_confidence=False)
+        item.update(inclusion_probability=1.0, evidence_json="[]")
     config = review.SampleConfig(n=60)
     ref = review.write_batch(store, items, config, "run")
     verdicts = tmp_path / "v.jsonl"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-GROUNDING = [sys.executable, "-m", "flows.cli"]
+GROUNDING = [sys.executable, "-m", "cli"]
 # the sample question set `grounding run` answers by default
 SAMPLE_QUESTIONS = sum(
     1 for line in (ROOT / "data" / "sample" / "questions.jsonl").read_text().splitlines() if line
@@ -80,7 +80,7 @@ def test_a_plain_ask_answers_without_importing_prefect(sample_run, sample_store,
         "import atexit, runpy, sys\n"
         "atexit.register(lambda: print('prefect loaded:', 'prefect' in sys.modules))\n"
         f"sys.argv = {argv!r}\n"
-        "runpy.run_module('flows.cli', run_name='__main__')\n"
+        "runpy.run_module('cli', run_name='__main__')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600

@@ -8,7 +8,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from flows.cli import app
+from cli.app import app
 from tests.conftest import ROOT
 
 RUNNER = CliRunner()
@@ -50,7 +50,7 @@ def test_a_bad_override_is_a_one_line_error(tmp_path):
 
 def test_the_llm_kv_cache_follows_the_store(tmp_path):
     """`--set store=...` moves every cache the commands write, the LLM's KV states included."""
-    from flows.options import DEFAULT_CONFIG, load_settings
+    from cli.options import DEFAULT_CONFIG, load_settings
     from stages.models import chat
 
     try:

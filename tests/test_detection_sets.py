@@ -157,8 +157,8 @@ def test_the_frozen_ragtruth_set_is_intact():
 def test_grounding_eval_dispatches_a_detection_set(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 
-    from flows import evaluation
-    from flows.cli import app
+    from cli import eval as eval_command
+    from cli.app import app
 
     seen = {}
 
@@ -167,7 +167,7 @@ def test_grounding_eval_dispatches_a_detection_set(monkeypatch, tmp_path):
         on_record(0, 1, {"error": "ValueError: x"})
         raise GateFailure(["detection"], "release gate failed on ragtruth-qa-v1")
 
-    monkeypatch.setattr(evaluation, "release_detection", fake_release)
+    monkeypatch.setattr(eval_command, "release_detection", fake_release)
     args = ["eval", "--set", "ragtruth-qa-v1", "--gate", "--set-override", "guardrails.judge=none"]
     args += ["--reports-dir", str(tmp_path)]
     result = CliRunner().invoke(app, args)

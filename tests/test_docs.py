@@ -50,7 +50,7 @@ def test_the_site_builds_strict_with_every_page_of_the_nav(site):
 def test_the_cli_reference_lists_every_command_and_option():
     import typer.main
 
-    from flows.cli import app
+    from cli.app import app
     from scripts.gen_docs import cli_reference
 
     page = cli_reference()

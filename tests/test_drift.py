@@ -137,7 +137,7 @@ def test_a_stale_snapshot_restored_raises_an_alarm(tiny, caplog):
     assert any("corpus.snapshot" in r.getMessage() for r in caplog.records)
 
 
-GROUNDING = [sys.executable, "-m", "flows.cli"]
+GROUNDING = [sys.executable, "-m", "cli"]
 
 
 def _grounding(*args: str) -> subprocess.CompletedProcess:

@@ -1,5 +1,5 @@
-"""The frozen eval sets, the metrics and the release gate (the eval package and its flow in
-flows/evaluation.py)."""
+"""The frozen eval sets, the metrics and the release gate (the eval package, its flow in
+flows/evaluation.py and its command in cli/eval.py)."""
 
 from __future__ import annotations
 
@@ -400,7 +400,7 @@ def test_two_runs_of_the_same_config_give_identical_metrics(default_eval, tmp_pa
 def test_cli_gate_exits_non_zero_naming_the_axis(default_eval, tmp_path):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     args = ["eval", "--set", "sample-v1", "--store", str(default_eval.run.config.store)]
     args += ["--gate", "--no-prefect", "--reports-dir", str(tmp_path)]

@@ -361,7 +361,7 @@ def test_a_question_on_each_format_is_answered_citing_its_anchor(answered, quest
 def test_answers_parquet_trace_and_report_lines_show_the_anchor(answered):
     import pyarrow.parquet as pq
 
-    from flows.ops import render_trace
+    from cli.trace import render_trace
 
     _, run_dir = answered
     rows = pq.read_table(run_dir / "answers.parquet").to_pylist()

@@ -436,7 +436,7 @@ def test_grounding_warm_saves_the_prompts_an_ask_then_restores(tmp_path):
         "--set",
         f"guardrails.llm.kv_cache_dir={kv}",
     ]
-    command = [sys.executable, "-m", "flows.cli", "warm", *args]
+    command = [sys.executable, "-m", "cli", "warm", *args]
     env = {**os.environ, "COLUMNS": "160"}
     first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
@@ -458,7 +458,7 @@ def test_grounding_warm_saves_the_prompts_an_ask_then_restores(tmp_path):
 def test_grounding_warm_fails_clearly_on_a_missing_model(tmp_path):
     missing = str(tmp_path / "nowhere.gguf")
     command = [
-        sys.executable, "-m", "flows.cli", "warm",
+        sys.executable, "-m", "cli", "warm",
         "--set", f"generation.llm.path={missing}", "--set", f"guardrails.llm.path={missing}",
         "--set", f"generation.llm.kv_cache_dir={tmp_path}",
         "--set", f"guardrails.llm.kv_cache_dir={tmp_path}",

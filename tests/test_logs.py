@@ -124,7 +124,7 @@ def json_run(tmp_path_factory):
     (ephemeral mode, the PREFECT_HOME conftest chose, which this process reads back)."""
     folder = tmp_path_factory.mktemp("json-run")
     corpus, questions = write_tiny_inputs(folder)
-    command = [sys.executable, "-m", "flows.cli", "--log-format", "json", "--log-level", "DEBUG"]
+    command = [sys.executable, "-m", "cli", "--log-format", "json", "--log-level", "DEBUG"]
     command += ["run", "--no-progress", "--corpus", str(corpus), "--questions", str(questions)]
     command += ["--set", f"store={folder / 'artifacts'}", "--set", f"runs_dir={folder / 'runs'}"]
     result = subprocess.run(

@@ -4,7 +4,8 @@
   imports count: a cycle hidden in a function still ties the modules together);
 - no stage imports another stage, and helpers (`stages.common`, `stages.models`) never import one;
 - no module-global state a second run in the same process could inherit;
-- the executor and the evaluation logic run without Prefect.
+- the executor and the evaluation logic run without Prefect;
+- the command line (`cli/`) is the top layer: nothing else in the project imports it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("stages", "flows", "agents", "eval", "quality")
+PACKAGES = ("stages", "flows", "agents", "eval", "quality", "cli")
 # Modules directly under stages/ that are not stages: the contracts, the store, the helpers.
 NOT_STAGES = {
     "stages.contracts",
@@ -49,7 +50,7 @@ def test_the_cli_and_the_guardrails_import_neither_prefect_nor_spacy():
     when a name or PII check needs it. (tests/test_cli.py runs an ask without Prefect.)"""
     code = (
         "import sys\n"
-        "import flows.cli, flows.executor, stages.guardrails\n"
+        "import cli.app, flows.executor, stages.guardrails\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'prefect', 'spacy', 'thinc'}))\n"
     )
     done = subprocess.run(
@@ -198,6 +199,32 @@ def test_eval_imports_nothing_from_flows():
     assert {m: t for m, t in upward.items() if m.startswith("eval") and t} == {}
 
 
+def test_nothing_below_the_command_line_imports_it():
+    """Commands call the flows, the stages, the agent wing and the quality loop; a flow or a
+    server that imported a command would tie it to typer and to the terminal's output."""
+    graph = import_graph(_project_modules())
+    upward = {
+        m: sorted(t for t in targets if t.split(".")[0] == "cli") for m, targets in graph.items()
+    }
+    assert {m: t for m, t in upward.items() if m.split(".")[0] != "cli" and t} == {}
+
+
+def test_the_command_line_leaves_prefect_to_the_flows():
+    """A command that runs a flow calls it in `flows/`; the CLI itself never imports Prefect."""
+    offenders = []
+    for path in sorted((ROOT / "cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(name.split(".")[0] == "prefect" for name in names):
+                offenders.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert offenders == []
+
+
 # A backstop, not a target: a module is split when it holds two concerns, whatever its length
 # (files packed to sit just under a tighter line cap were the smell this replaces). One past
 # this many lines is read and split by concern before it grows further.
@@ -256,11 +283,12 @@ def _a_stage_config(path: str) -> bool:
     return path.startswith("stages/") and path.count("/") == 2 and path.endswith("/config.py")
 
 
-def test_no_two_modules_share_a_name_outside_the_benches():
+def test_no_two_modules_share_a_name_outside_the_benches_and_the_command_line():
     """A newcomer finds the room for a change by its file name: a name means one thing. Each
     package's __init__ and each stage package's config.py (that stage's settings) are the one
     pattern allowed to repeat."""
-    shared = _shared_names(_tracked_modules(*PACKAGES, "scripts"))
+    below = [p for p in PACKAGES if p != "cli"]
+    shared = _shared_names(_tracked_modules(*below, "scripts"))
     shared.pop("__init__.py", None)
     if all(_a_stage_config(p) for p in shared.get("config.py", [])):
         shared.pop("config.py", None)
@@ -276,9 +304,30 @@ def test_a_bench_module_named_like_a_project_module_is_the_bench_of_it():
     helpers = [
         p.name
         for p in _tracked_modules("bench")
-        if p.stem not in BENCHES and p.name in project and p.name != "__init__.py"
+        # __init__ and __main__ are Python's package protocol, not names a room chooses
+        if p.stem not in BENCHES
+        and p.name in project
+        and p.name not in ("__init__.py", "__main__.py")
     ]
     assert helpers == []
+
+
+def test_a_command_module_named_like_a_project_module_is_the_command_of_it():
+    """`grounding backfill` lives in cli/backfill.py beside flows/backfill.py, the flow it runs:
+    one meaning, two concerns. A command module that shares a name imports the module(s) of that
+    name, so the name never means two unrelated things."""
+    below = [p for p in PACKAGES if p != "cli"]
+    by_name: dict[str, list[str]] = {}
+    for path in _tracked_modules(*below, "scripts"):
+        by_name.setdefault(path.stem, []).append(_module_name(path))
+    graph = import_graph(_project_modules())
+    strangers = {}
+    for path in _tracked_modules("cli"):
+        namesakes = by_name.get(path.stem, []) if path.stem != "__init__" else []
+        command = _module_name(path)
+        if namesakes and not any(n in graph[command] for n in namesakes):
+            strangers[command] = namesakes
+    assert strangers == {}
 
 
 def test_every_stage_states_its_own_version():

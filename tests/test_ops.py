@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from cli.trace import render_trace
 from flows import ops
 from flows.runs import new_run_id, summarize, write_run
 from stages.store import ArtifactStore
@@ -33,7 +34,7 @@ def test_trace_renders_every_part(sample_run, sample_config, tmp_path):
     store = ArtifactStore(sample_config.store)
     run_dir = write_run(tmp_path, "r1", sample_run, store, summarize(sample_run, store, 1.0))
     trace = json.loads((run_dir / "trace.jsonl").read_text().splitlines()[0])
-    text = ops.render_trace(trace)
+    text = render_trace(trace)
     for part in (
         "source selection",
         "queries",

@@ -158,7 +158,7 @@ def test_records_in_memory_refuse_with_the_duplicate_ids_named():
 def _grounding(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "160"}
     return subprocess.run(
-        [sys.executable, "-m", "flows.cli", *args],
+        [sys.executable, "-m", "cli", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,

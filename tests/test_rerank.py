@@ -422,7 +422,7 @@ def test_a_local_cross_encoder_is_used_when_configured(tiny_index, tmp_path):
     ],
 )
 def test_the_trace_says_which_question_check_refused(status, shown):
-    from flows.ops import render_trace
+    from cli.trace import render_trace
 
     trace = {
         "question_id": "q1",

@@ -72,6 +72,34 @@ def test_a_batch_is_a_content_addressed_store_artifact(batch):
         review.find_batch(store, "ffffffff")
 
 
+def test_a_batch_is_built_strictly_against_its_contract(batch, tmp_path):
+    """A field left out, one the contract lacks or a value of the wrong type fails loudly and
+    writes nothing; only a sample leaves out the disagreement fields (null there)."""
+    from stages.contracts import ContractError
+
+    sampled, ref, drawn, _ = batch
+    store = ArtifactStore(tmp_path / "other")
+    config = review.SampleConfig(n=20, seed=3)
+    sample = review.load_items(sampled, ref)
+    assert {i["queue_reason"] for i in sample} == {None}
+    missing = [dict(drawn[0]), *drawn[1:]]
+    del missing[0]["evidence_json"]
+    with pytest.raises(ContractError, match="row 0.*missing field 'evidence_json'"):
+        review.write_batch(store, missing, config, "r")
+    with pytest.raises(ContractError, match="field 'reviewer' is not in the contract"):
+        review.write_batch(store, [{**drawn[0], "reviewer": "x"}], config, "r")
+    with pytest.raises(ContractError, match="field 'weight' expects double"):
+        review.write_batch(store, [{**drawn[0], "weight": "heavy"}], config, "r")
+    with pytest.raises(ContractError, match="missing field 'queue_reason'"):
+        review.write_batch(store, drawn[:1], config, "r", kind=review.DISAGREEMENTS)
+    with pytest.raises(review.ReviewError, match="unknown batch kind"):
+        review.write_batch(store, drawn[:1], config, "r", kind="sampled")
+    assert store.list_refs(review.STAGE) == []
+    queued = [{**drawn[0], "queue_reason": "why", "second_opinion_json": "{}"}]
+    written = review.write_batch(store, queued, config, "r", kind=review.DISAGREEMENTS)
+    assert review.load_items(store, written)[0]["queue_reason"] == "why"
+
+
 def test_verdicts_are_appended_per_reviewer_the_latest_counts_and_a_torn_line_is_skipped(batch):
     store, ref, drawn, _ = batch
     items = {i["answer_id"]: i for i in drawn}
@@ -197,7 +225,7 @@ def test_wilson_and_kappa_match_reference_values():
 
 
 def test_the_cli_samples_imports_and_reports_with_agreement(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     store, runs = tmp_path / "store", tmp_path / "runs"
     run = make_run(runs)
@@ -247,7 +275,7 @@ def test_artifact_gc_never_collects_a_review_batch(batch, tmp_path):
     + [["calibrate"]],
 )
 def test_every_review_command_has_help(command):
-    from flows.cli import app
+    from cli.app import app
 
     done = CliRunner().invoke(app, [*command, "--help"])
     assert done.exit_code == 0, done.output

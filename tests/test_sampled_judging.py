@@ -148,7 +148,7 @@ def test_the_settings_are_checked_and_read_from_the_quality_file(tmp_path):
 
 
 def test_the_command_counts_a_judge_it_cannot_load_as_technical_errors(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     make_run(tmp_path / "runs")
     settings = cli_settings(tmp_path / "store", tmp_path / "runs")
@@ -165,7 +165,7 @@ def test_the_command_counts_a_judge_it_cannot_load_as_technical_errors(tmp_path)
 
 
 def test_the_efficacy_report_counts_a_disagreements_batch_only_when_named(judged, tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     store, _, _, report = judged
     item = review.load_items(store, review.find_batch(store, report["batch"]))[0]

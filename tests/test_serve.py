@@ -62,7 +62,7 @@ def test_a_bad_schedule_names_what_is_wrong(tmp_path, body, message):
 
 def test_serve_help_names_the_schedules_and_the_server():
     result = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "serve", "--help"],
+        [sys.executable, "-m", "cli", "serve", "--help"],
         cwd=ROOT,
         env={**os.environ, "COLUMNS": "200"},
         capture_output=True,
@@ -76,7 +76,7 @@ def test_serve_help_names_the_schedules_and_the_server():
 def test_serve_without_a_server_says_how_to_start_one():
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     result = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "serve"],
+        [sys.executable, "-m", "cli", "serve"],
         cwd=ROOT,
         env={**env, "COLUMNS": "200"},
         capture_output=True,
@@ -214,7 +214,7 @@ def test_a_served_inbox_deployment_answers_a_dropped_question_set_once(tmp_path)
             "server health",
         )
         serving = _start(
-            [sys.executable, "-m", "flows.cli", "--log-format", "json", "--log-level", "INFO"]
+            [sys.executable, "-m", "cli", "--log-format", "json", "--log-level", "INFO"]
             + ["serve", "--schedules", str(schedules)],
             {**env, "PREFECT_API_URL": url},
             serve_log,

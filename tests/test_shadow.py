@@ -222,7 +222,7 @@ def test_shadow_replays_a_run_apart_and_promotion_needs_bounds_and_the_gate(tmp_
 
 
 def test_the_commands_say_why_they_cannot_go_on(tmp_path):
-    from flows.cli import app
+    from cli.app import app
 
     settings = ["--set", f"store={tmp_path / 'a'}", "--set", f"runs_dir={tmp_path / 'runs'}"]
     runner = CliRunner()
@@ -296,7 +296,7 @@ def test_promote_runs_the_real_release_gate_on_the_sample_set(tmp_path, shared_s
     """No stub: `grounding promote` runs the release gate on the frozen sample-v2 set against
     its committed baseline. A candidate whose shadow report its operator let through (bounds
     widened) still fails the gate and is not promoted; the current settings pass and are."""
-    from flows.cli import app
+    from cli.app import app
     from quality.shadow import ShadowBounds
     from tests.conftest import config_on_copy
 

@@ -66,7 +66,7 @@ def test_loosened_guardrails_raise_a_block_rate_alarm_on_real_runs(tmp_path, cap
         log_alarms(report)
     assert any("rate.blocked" in r.getMessage() for r in caplog.records)
 
-    from flows.cli import app
+    from cli.app import app
 
     cli = ["--config", str(ROOT / "configs" / "pipeline.yaml")]
     cli += ["--set", f"store={configured.store}", "--set", f"runs_dir={configured.runs_dir}"]

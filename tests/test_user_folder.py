@@ -328,7 +328,7 @@ def test_a_refusal_row_says_when_the_defaults_left_no_eligible_source(tmp_path):
 def test_ingest_check_lists_every_file_and_exits_zero_when_something_is_usable(user_folder):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     root, kinds = user_folder
     result = CliRunner().invoke(
@@ -350,7 +350,7 @@ def test_ingest_check_lists_every_file_and_exits_zero_when_something_is_usable(u
 def test_ingest_check_exits_non_zero_when_nothing_is_usable(tmp_path):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     (tmp_path / "empty.md").write_bytes(b"")
     (tmp_path / "noise.txt").write_bytes(random_bytes(512, 3))
@@ -363,7 +363,7 @@ def test_ingest_check_exits_non_zero_when_nothing_is_usable(tmp_path):
 def test_ingest_help_explains_the_dry_run():
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     result = CliRunner().invoke(app, ["ingest", "--help"])
     assert result.exit_code == 0
@@ -392,7 +392,7 @@ def test_ingest_builds_the_indexes_of_a_folder(tmp_path):
     that moved (flows.pipeline -> flows.executor) and no test ran it."""
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from cli.app import app
 
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -2,7 +2,7 @@
 
 The human-review loop (quality/): draw answers of a run into a review batch, judge them on a
 local page or import verdicts made elsewhere, report the guardrails' efficacy from them, and
-refit the gate's lines on them. Registered on the main CLI by `register(app)`.
+refit the gate's lines on them. `register(app)` adds them to the `grounding` app.
 """
 
 from __future__ import annotations

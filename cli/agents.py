@@ -1,5 +1,6 @@
-"""The CLI commands `grounding api | mcp | tools | agent` (registered in flows/cli.py).
-Heavy imports (FastAPI, the SDK, the stages) happen when a command runs, so --help stays fast."""
+"""`grounding api | mcp | tools | agent`: the knowledge base served to agents (`agents.serving`)
+from the command line. Heavy imports (FastAPI, the SDK, the stages) happen when a command runs,
+so --help stays fast."""
 
 from __future__ import annotations
 
