@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from agents.checking import enum_words
+import agents.checking.enum_words as enum_words
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 
