@@ -44,10 +44,8 @@ from flows.pipeline_config import PipelineConfig
 from flows.registry import STAGES, WIRING, shared_stages, upstream
 from stages.formats.anchors import anchor_label
 from stages.models.chat import (
-    SERVING_MALLOC_ARENAS,
     SERVING_PROMPT_CHUNK,
     Cancelled,
-    limit_malloc_arenas,
     read_prompts_in_chunks,
     stop_when,
     use_cache_root,
@@ -139,8 +137,6 @@ class Engine:
         use_cache_root(self.store.local_state_dir())
         # a request past its deadline frees the model within one chunk of its prompt
         read_prompts_in_chunks(SERVING_PROMPT_CHUNK)
-        # request threads share a few malloc heaps instead of one each: a flatter RSS under load
-        limit_malloc_arenas(SERVING_MALLOC_ARENAS)
         self._reindexing = threading.Lock()
         self.snapshot = self.load_snapshot()
         self.principals = set(config.stage_config("source_selection").principals)

@@ -72,7 +72,7 @@ def _map_tables(identifier: Any) -> None:
     """Move the identifier's two big tables (its byte automaton, 39 MB of uint32, and its
     per-feature class weights, 27 MB of float16) into a read-only mapping of an unlinked
     temporary file. A question reads a few hundred of their rows, so only those pages become
-    resident (8 MB after the 50 sample questions), and the kernel can drop them again; held in
+    resident (8 MB after the 85 sample questions), and the kernel can drop them again; held in
     the process's own memory, all 66 MB were resident in every process that detects a language.
     Same values, same types: the same answers.
 

@@ -363,21 +363,6 @@ def trim_heap() -> bool:
     return True
 
 
-def limit_malloc_arenas(arenas: int) -> bool:
-    """At most `arenas` malloc arenas for threads created from now on (glibc's M_ARENA_MAX,
-    as MALLOC_ARENA_MAX does at start). glibc gives each new thread an arena of its own up to
-    8 per core, and a server's many request threads then keep memory free in many heaps that
-    no other thread reuses: the RSS creeps up under load. False where there is no glibc."""
-    libc = _libc()
-    if libc is None or not hasattr(libc, "mallopt"):
-        return False
-    return libc.mallopt(M_ARENA_MAX, arenas) == 1
-
-
-M_ARENA_MAX = -8  # glibc's malloc.h
-SERVING_MALLOC_ARENAS = 2
-
-
 class PrefixStates:
     """The KV state of each system prompt, saved once to disk and restored in later processes.
 
