@@ -437,3 +437,22 @@ def test_the_streaming_loop_stops_at_the_next_chunk_once_stopped():
     with pytest.raises(chat.Cancelled):
         chat.streamed_reply(server.handle_completions, {"prompt": "p"}, stop, take)
     assert len(seen) == 1 and server.sent == 2  # the next chunk's callback cancelled the task
+
+
+def _rss_anon_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_trimming_the_heap_hands_freed_memory_back_that_free_alone_keeps():
+    blocks = [bytearray(4000) for _ in range(16000)]  # 64 MB of chunks below mmap's threshold
+    pin = bytearray(4000)  # allocated above them, so the heap's top cannot simply shrink
+    held = _rss_anon_mb()
+    del blocks
+    assert _rss_anon_mb() > held - 16  # freed, yet still resident in malloc's heap
+    assert chat.trim_heap()
+    assert _rss_anon_mb() < held - 32
+    assert len(pin) == 4000
