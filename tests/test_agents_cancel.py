@@ -365,3 +365,94 @@ def test_searches_wait_for_a_turn_and_a_stopped_one_stops_waiting():
         assert 0.15 < time.monotonic() - started < 0.6
     with engine.search_turn(threading.Event()):  # the turn was given back
         pass
+
+
+class ScriptedStream:
+    """A stand-in for xllamacpp's Server that streams a fixed list of chunks to the callback,
+    stopping when the callback says so; it counts the chunks it sent."""
+
+    def __init__(self, chunks: list) -> None:
+        self.chunks, self.sent = chunks, 0
+
+    def _stream(self, request, callback=None):
+        assert request["stream"] and request["return_progress"]
+        for chunk in self.chunks:
+            self.sent += 1
+            if callback(chunk):
+                return None
+        return None
+
+    handle_chat_completions = handle_completions = _stream
+
+
+def test_one_streaming_loop_reads_chat_and_completion_replies_and_stops_at_an_error():
+    progress = {"choices": [], "prompt_progress": {"processed": 32}}
+    usage = {"prompt_tokens": 5, "completion_tokens": 2}
+    chat_chunks = [
+        progress,
+        {"choices": [{"delta": {"content": '{"a"'}}]},
+        {"choices": [{"delta": {"content": ": 1}"}, "finish_reason": "stop"}], "usage": usage},
+    ]
+    with chat.stop_when(threading.Event()):
+        reply = chat._streamed_chat(
+            ScriptedStream(chat_chunks), {"messages": []}, threading.Event()
+        )
+    assert reply["choices"][0] == {
+        "message": {"role": "assistant", "content": '{"a": 1}'},
+        "finish_reason": "stop",
+    }
+    assert reply["usage"] == usage
+    completion_chunks = [
+        progress,
+        {"choices": [{"text": "Y", "logprobs": {"content": [{"token": "Y"}]}}]},
+        {"choices": [{"text": "es", "finish_reason": "length"}], "timings": {"prompt_n": 5}},
+    ]
+    with chat.stop_when(threading.Event()):
+        reply = chat.stoppable_completion(ScriptedStream(completion_chunks), {"prompt": "p"})
+    assert reply["choices"][0] == {
+        "text": "Yes",
+        "logprobs": {"content": [{"token": "Y"}]},
+        "finish_reason": "length",
+    }
+    assert reply["timings"] == {"prompt_n": 5}
+    # llama.cpp's error mid-stream ends the stream there and is the reply, for server_reply
+    failing = ScriptedStream([{"error": {"message": "prompt too long"}}, completion_chunks[1]])
+    with chat.stop_when(threading.Event()):
+        reply = chat.stoppable_completion(failing, {"prompt": "p"})
+    assert reply == {"error": {"message": "prompt too long"}} and failing.sent == 1
+    with pytest.raises(chat.LLMError, match="prompt too long"):
+        chat.server_reply(reply, "evaluation")
+
+
+def test_the_streaming_loop_stops_at_the_next_chunk_once_stopped():
+    stop = threading.Event()
+    seen: list[dict] = []
+
+    def take(choice: dict) -> None:
+        seen.append(choice)
+        stop.set()  # the deadline passes while the first token arrives
+
+    tokens = [{"choices": [{"text": str(n)}]} for n in range(5)]
+    server = ScriptedStream(tokens)
+    with pytest.raises(chat.Cancelled):
+        chat.streamed_reply(server.handle_completions, {"prompt": "p"}, stop, take)
+    assert len(seen) == 1 and server.sent == 2  # the next chunk's callback cancelled the task
+
+
+def _rss_anon_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_trimming_the_heap_hands_freed_memory_back_that_free_alone_keeps():
+    blocks = [bytearray(4000) for _ in range(16000)]  # 64 MB of chunks below mmap's threshold
+    pin = bytearray(4000)  # allocated above them, so the heap's top cannot simply shrink
+    held = _rss_anon_mb()
+    del blocks
+    assert _rss_anon_mb() > held - 16  # freed, yet still resident in malloc's heap
+    assert chat.trim_heap()
+    assert _rss_anon_mb() < held - 32
+    assert len(pin) == 4000

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pyarrow as pa
 import pytest
 
 from agents.serving import auth, result, tools
 from agents.serving.agent import run_agent
 from agents.serving.agents_config import AgentsConfigError, load_agents_config
-from agents.serving.ground import error_kind_of, passages
+from agents.serving.ground import error_kind_of, passages, tool_chunks, tool_eligibility
+from stages import contracts
 from tests.conftest import ROOT
 
 AGENTS = ROOT / "configs" / "agents.yaml"
@@ -80,6 +82,38 @@ def test_passages_of_json_text_and_nothing():
     assert passages('[{"x": "y"}]') == [("item 1", "x: y")]
     text = passages("First paragraph.\n\nSecond one.")
     assert [t for _, t in text] == ["First paragraph.", "Second one."]
+
+
+def test_tool_passages_become_contract_tables_with_every_field_named():
+    found = passages({"results": [{"client": "Fabrikam", "days": 90}, {"client": "Initech"}]})
+    chunks = tool_chunks(found, "crm_lookup")
+    assert chunks.schema == contracts.schema_of("chunks")
+    rows = chunks.to_pylist()
+    assert [r["text"] for r in rows] == ["client: Fabrikam; days: 90", "client: Initech"]
+    assert rows[0]["char_end"] == len(rows[0]["text"]) and rows[0]["origin"] == "text"
+    assert {r["doc_id"] for r in rows} == {"tool-1", "tool-2"}
+    eligibility = tool_eligibility("q1", chunks)
+    assert eligibility.schema == contracts.schema_of("eligibility")
+    assert eligibility.column("doc_id").to_pylist() == ["tool-1", "tool-2"]
+    assert all(eligibility.column("eligible").to_pylist())
+
+
+def test_tool_chunks_fail_loudly_on_a_field_the_contract_gained(monkeypatch):
+    grown = contracts.schema_of("chunks").append(pa.field("summary", pa.string()))
+    monkeypatch.setitem(contracts.SCHEMAS, "chunks", grown)
+    with pytest.raises(contracts.ContractError, match="missing field 'summary'"):
+        tool_chunks([("result", "Net 30 days.")], "tool")
+
+
+def test_tool_eligibility_fails_loudly_on_a_renamed_field(monkeypatch):
+    schema = contracts.schema_of("eligibility")
+    renamed = pa.schema(
+        [field.with_name("why") if field.name == "reason" else field for field in schema]
+    )
+    monkeypatch.setitem(contracts.SCHEMAS, "eligibility", renamed)
+    chunks = tool_chunks([("result", "Net 30 days.")], "tool")
+    with pytest.raises(contracts.ContractError, match="ground-tool-result.*'why'"):
+        tool_eligibility("q1", chunks)
 
 
 @pytest.mark.parametrize("fmt", ["openai", "openai_responses", "anthropic"])

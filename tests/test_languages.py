@@ -158,3 +158,21 @@ def test_a_configured_language_is_served():
 if __name__ == "__main__":  # pragma: no cover - the figures for the docs and the report
     for set_name in SETS:
         print(set_name, json.dumps(measure(set_name)))
+
+
+def test_the_mapped_tables_rank_every_language_as_the_loaded_ones_do():
+    """The identifier's big tables live in a read-only file mapping, not in the process's own
+    memory: same values, so the same ranking to the last digit, on every question of both sets."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    from stages.common import languages
+
+    mapped = languages._identifier()
+    assert isinstance(mapped.tk_nextmove, memoryview)
+    assert not mapped.nb_ptc.flags.owndata and not mapped.nb_ptc.flags.writeable  # read-only map
+    assert mapped._full_model[0] is mapped.nb_ptc  # nothing keeps the loaded copy alive
+    loaded = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    texts = [row["question"] for name in SETS for row in _rows(name)]
+    texts += ["SLA?", "", "ÉTÉ 2024 — TARIFS", "価格はいくらですか？", "x" * 3000]
+    for text in texts:
+        assert mapped.rank(text) == loaded.rank(text), text

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from pydantic import BaseModel, Field
 
 from agents.serving import result as results
@@ -28,6 +29,7 @@ from stages import contracts, indexing
 log = logging.getLogger(__name__)
 MAX_PASSAGES = 200
 PASSAGE_CHARS = 900  # about one ingestion chunk (stages.ingestion chunk_size)
+TOOL_STAGE = "ground-tool-result"  # names the builder in a contract error
 
 
 class ToolOutput(BaseModel):
@@ -136,9 +138,10 @@ def ground_tool_result(
     return engine.result_from(tables, query, query_type)
 
 
-def _judged(engine: Engine, query: str, query_type, found, title: str) -> dict[str, Any]:
-    """Retrieval, rerank and evidence over an in-memory index of the passages (every passage a
-    document of its own, readable by this question)."""
+def tool_chunks(found: list[tuple[str, str]], title: str) -> pa.Table:
+    """The `chunks` table of a tool's passages, every passage a document of its own that any
+    principal may read; built strictly (`contracts.table_of`), so a field the contract gains
+    or renames fails here by name instead of reaching the stages as a silent null."""
     rows = []
     for i, (section, text) in enumerate(found):
         doc_id = f"tool-{i + 1}"
@@ -150,32 +153,50 @@ def _judged(engine: Engine, query: str, query_type, found, title: str) -> dict[s
                 "chunk_index": 0,
                 "title": title,
                 "section_path": section,
-                "text": text,
+                "page_number": None,
                 "char_start": 0,
                 "char_end": len(text),
+                "text": text,
                 "is_table": False,
+                "origin": "text",
+                "ocr_confidence": None,
+                "anchors": None,
+                # a tool's output carries no dates, version, language or file to hash
+                "published_at": None,
+                "last_modified": None,
+                "indexed_at": None,
+                "version": None,
                 "permission_set": ["everyone"],
                 "trust_tier": "verified",
+                "language": None,
+                "content_hash": None,
             }
         )
-    chunks = contracts.from_rows(rows, "chunks")
+    return contracts.table_of("chunks", rows, stage=TOOL_STAGE)
+
+
+def tool_eligibility(question_id: str, chunks: pa.Table) -> pa.Table:
+    """Every passage of `chunks` eligible for the question (strict, as `tool_chunks`)."""
+    rows = [
+        {
+            "question_id": question_id,
+            "doc_id": doc_id,
+            "eligible": True,
+            "decision": "eligible",
+            "rule": "",
+            "reason": "tool output",
+        }
+        for doc_id in chunks.column("doc_id").to_pylist()
+    ]
+    return contracts.table_of("eligibility", rows, stage=TOOL_STAGE)
+
+
+def _judged(engine: Engine, query: str, query_type, found, title: str) -> dict[str, Any]:
+    """Retrieval, rerank and evidence over an in-memory index of the passages."""
+    chunks = tool_chunks(found, title)
     built = indexing.run({"chunks": chunks}, engine.config.stage_config("indexing"))
     questions = engine.question(query, "tool", query_type)
-    qid = questions.column("question_id")[0].as_py()
-    eligibility = contracts.from_rows(
-        [
-            {
-                "question_id": qid,
-                "doc_id": r["doc_id"],
-                "eligible": True,
-                "decision": "eligible",
-                "rule": "",
-                "reason": "tool output",
-            }
-            for r in rows
-        ],
-        "eligibility",
-    )
+    eligibility = tool_eligibility(questions.column("question_id")[0].as_py(), chunks)
     with tempfile.TemporaryDirectory(prefix="grounding-tool-") as folder:
         blobs = {}
         for name in ("dense.faiss", "embeddings.npy"):

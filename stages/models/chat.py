@@ -102,44 +102,65 @@ def raise_if_cancelled() -> None:
         raise Cancelled("the request was cancelled before the model ran")
 
 
-def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
-    """One chat completion streamed token by token, stopped (the callback returns True, which
-    tells llama.cpp to cancel the task and free the slot) once `stop` is set.
+def streamed_reply(
+    handle: Callable[..., Any],
+    request: dict[str, Any],
+    stop: threading.Event,
+    take: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """One llama.cpp request (`handle`: the server's `handle_chat_completions` or
+    `handle_completions`) streamed token by token, each choice of each chunk given to `take`;
+    stopped (the callback returns True, which tells llama.cpp to cancel the task and free the
+    slot) once `stop` is set, raising `Cancelled`.
 
     `return_progress` makes llama.cpp call back after every batch of prompt tokens it reads, not
     only once it generates: with the prompt read in `prompt_chunk_tokens` batches, a request
-    stopped while its long prompt is being read frees the model after that chunk."""
-    parts: list[str] = []
+    stopped while its long prompt is being read frees the model after that chunk. Returns what
+    the stream ended with: finish_reason, usage, timings, or llama.cpp's error."""
     final: dict[str, Any] = {}
 
     def on_chunk(chunk: Any) -> bool:
         if stop.is_set():
             return True
         if not isinstance(chunk, dict) or chunk.get("prompt_progress"):
-            return False
+            return False  # progress carries no text: only a chance to stop
         if chunk.get("error"):
             final["error"] = chunk["error"]
             return True
         for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                parts.append(delta["content"])
+            take(choice)
             if choice.get("finish_reason"):
                 final["finish_reason"] = choice["finish_reason"]
-        if chunk.get("usage"):
-            final["usage"] = chunk["usage"]
-        if chunk.get("timings"):
-            final["timings"] = chunk["timings"]
+        for key in ("usage", "timings"):
+            if chunk.get(key):
+                final[key] = chunk[key]
         return False
 
-    server.handle_chat_completions({**request, "stream": True, "return_progress": True}, on_chunk)
+    handle({**request, "stream": True, "return_progress": True}, on_chunk)
     if stop.is_set():
-        raise Cancelled("the request's deadline passed; generation stopped")
+        raise Cancelled("the request's deadline passed; the model stopped")
+    return final
+
+
+def _reply(final: dict[str, Any], choice: dict[str, Any]) -> dict[str, Any]:
+    """A streamed request's reply in the unstreamed shape (or llama.cpp's error object)."""
     if final.get("error"):
         return {"error": final["error"]}
-    message = {"role": "assistant", "content": "".join(parts)}
-    choice = {"message": message, "finish_reason": final.get("finish_reason")}
+    choice["finish_reason"] = final.get("finish_reason")
     return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
+
+
+def _streamed_chat(server: Any, request: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
+    """A chat completion under `stop` (see `streamed_reply`): choices[0] message, usage."""
+    parts: list[str] = []
+
+    def take(choice: dict[str, Any]) -> None:
+        content = (choice.get("delta") or {}).get("content")
+        if content:
+            parts.append(content)
+
+    final = streamed_reply(server.handle_chat_completions, request, stop, take)
+    return _reply(final, {"message": {"role": "assistant", "content": "".join(parts)}})
 
 
 def stoppable_completion(server: Any, request: dict[str, Any]) -> Any:
@@ -153,37 +174,13 @@ def stoppable_completion(server: Any, request: dict[str, Any]) -> Any:
         return server.handle_completions(request)
     text: list[str] = []
     tokens: list[Any] = []
-    final: dict[str, Any] = {}
 
-    def on_chunk(chunk: Any) -> bool:
-        if stop.is_set():
-            return True
-        if not isinstance(chunk, dict) or chunk.get("prompt_progress"):
-            return False
-        if chunk.get("error"):
-            final["error"] = chunk["error"]
-            return True
-        for choice in chunk.get("choices") or []:
-            text.append(choice.get("text") or "")
-            tokens.extend((choice.get("logprobs") or {}).get("content") or [])
-            if choice.get("finish_reason"):
-                final["finish_reason"] = choice["finish_reason"]
-        for key in ("usage", "timings"):
-            if chunk.get(key):
-                final[key] = chunk[key]
-        return False
+    def take(choice: dict[str, Any]) -> None:
+        text.append(choice.get("text") or "")
+        tokens.extend((choice.get("logprobs") or {}).get("content") or [])
 
-    server.handle_completions({**request, "stream": True, "return_progress": True}, on_chunk)
-    if stop.is_set():
-        raise Cancelled("the request's deadline passed; the model stopped reading")
-    if final.get("error"):
-        return {"error": final["error"]}
-    choice = {
-        "text": "".join(text),
-        "logprobs": {"content": tokens},
-        "finish_reason": final.get("finish_reason"),
-    }
-    return {"choices": [choice], "usage": final.get("usage"), "timings": final.get("timings")}
+    final = streamed_reply(server.handle_completions, request, stop, take)
+    return _reply(final, {"text": "".join(text), "logprobs": {"content": tokens}})
 
 
 _LOADED: list[Any] = []
@@ -306,6 +303,7 @@ def load_server(
         raise LLMError(f"llama.cpp could not load {model_path}: {exc}") from exc
     if repack_weights and map_weights:
         release_file_pages(model_path)
+    trim_heap()  # the load's scratch buffers, freed but still held by malloc
     seconds = time.perf_counter() - started
     log.debug("llama.cpp loaded %s in %.2fs", model_path, seconds, extra={"load_s": seconds})
     _LOADED.append(server)
@@ -343,6 +341,26 @@ def release_file_pages(path: str) -> int:
         if libc.madvise(start, end - start, advice) == 0:
             released += end - start
     return released
+
+
+def _libc() -> Any:
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def trim_heap() -> bool:
+    """Hand the memory malloc holds free back to the system (glibc's `malloc_trim`, which also
+    releases free pages inside its heaps): after loading the GGUF about 17 MB of the load's
+    scratch buffers stay in the process otherwise. False where there is no glibc."""
+    libc = _libc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return False
+    libc.malloc_trim(0)
+    return True
 
 
 class PrefixStates:
