@@ -28,6 +28,7 @@ import random
 import statistics
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +249,7 @@ def run(
     *,
     name: str = NAME,
     set_name: str = SET_NAME,
+    half_of: Callable[[str], str] | None = None,
     **_: Any,
 ) -> dict[str, Any]:
     """Options (`--set agent_runs_v2.KEY=VALUE`): judge (the check's, default its own default),
@@ -307,10 +309,27 @@ def run(
         "wall_seconds": round(time.perf_counter() - started, 1),
         "check": _check_version(),
     }
+    if half_of:  # a set whose failures may be read in one half only: the figures of each half
+        result["halves"] = {
+            half: compact(summarize_rows([r for r in rows if half_of(r["pair"]) == half]))
+            for half in sorted({half_of(r["pair"]) for r in rows})
+        }
     stem = name if not options["judge"] else f"{name}-judge-{options['judge']}"
     stem += f"-sample{options['sample']}" if options["sample"] else ""
     common.write_result(stem, result, results_dir)
     return result
+
+
+def compact(summary: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures of `summarize_rows`' result: no breakdowns, no examples."""
+    return {
+        "records": summary["records"],
+        "valid_call_flag_rate": summary["valid_calls"]["call_flag_rate"],
+        "valid_calls": summary["valid_calls"]["calls"],
+        "valid_runs_emitted": summary["valid_runs"]["emitted"],
+        "valid_runs": summary["valid_runs"]["runs"],
+        "caught": {k: m["caught"] for k, m in summary["mutations"].items() if m["runs"]},
+    }
 
 
 def _check_version() -> str:

@@ -182,3 +182,26 @@ def test_the_bench_reads_v3_under_its_own_names(monkeypatch, tmp_path):
     assert seen == ["agent_runs_v3"]
     assert [p.name for p in tmp_path.glob("*.json")] == ["agent_runs_v3-judge-none.json"]
     assert agent_runs_v3.summarize(result).startswith("agent-runs-v3 (held out; 6 records")
+
+
+def test_halves_split_scenarios_stably_and_give_each_half_its_figures():
+    from bench import agent_runs_v2, agent_runs_v3
+
+    pairs = [f"v3-{i:04d}" for i in range(200)]
+    halves = [agent_runs_v3.half_of(p) for p in pairs]
+    assert set(halves) == {"open", "held"}
+    assert 60 <= halves.count("held") <= 140
+    assert halves == [agent_runs_v3.half_of(p) for p in pairs]  # a pure function of the name
+    rows = [
+        {"id": "a", "label": "valid_call", "pair": "p1", "flagged": True, "calls": 2,
+         "calls_rejected": 1, "rejected_reasons": ["x"], "lang": "en", "format": "openai",
+         "domain": "d", "style": None, "action": "block", "mode": None, "claim_statuses": [],
+         "seconds": 0.1},
+        {"id": "b", "label": "changed_date", "pair": "p1", "flagged": False, "calls": 1,
+         "calls_rejected": 0, "rejected_reasons": [], "lang": "en", "format": "openai",
+         "domain": "d", "style": None, "action": "emit", "mode": None, "claim_statuses": [],
+         "seconds": 0.1, "call_rejected": False},
+    ]  # fmt: skip
+    figures = agent_runs_v2.compact(agent_runs_v2.summarize_rows(rows))
+    assert figures["valid_call_flag_rate"] == 0.5
+    assert figures["caught"] == {"changed_date": 0.0}
