@@ -77,6 +77,34 @@ def test_no_command_module_defines_its_own_pipeline_options():
     assert own == []
 
 
+# what each command needs besides the options to reach its settings
+REQUIRED = {
+    "ask": ["What?"],
+    "trace": ["r1", "q1"],
+    "backfill": ["--questions", "nowhere"],
+    "artifacts show": ["x"],
+    "review sample": ["r1"],
+    "review sample-judge": ["r1"],
+    "review serve": ["b", "--reviewer", "me"],
+    "review import": ["VERDICTS", "--batch", "b"],
+    "calibrate": ["--from-reviews"],
+    "shadow": ["--candidate", "configs/pipeline.yaml"],
+    "promote": ["configs/pipeline.yaml"],
+    "agent": ["What?"],
+}
+
+
+@pytest.mark.parametrize("path", READS_THE_SETTINGS, ids=" ".join)
+def test_a_set_naming_no_setting_is_the_same_one_line_error_everywhere(path, tmp_path):
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text("answer_id,verdict\n")
+    args = [str(verdicts) if a == "VERDICTS" else a for a in REQUIRED.get(" ".join(path), [])]
+    done = RUNNER.invoke(app, [*path, *args, "--set", "nope=1"])
+    assert done.exit_code == 2, done.output
+    assert isinstance(done.exception, SystemExit)  # no traceback
+    assert "config error: --set nope: 'nope' is neither a stage" in " ".join(done.output.split())
+
+
 def test_trace_finds_a_run_under_the_runs_dir_given_with_set(tmp_path):
     done = RUNNER.invoke(app, ["trace", "r1", "q1", "--set", f"runs_dir={tmp_path}"])
     assert done.exit_code == 2
