@@ -13,14 +13,16 @@ from typing import Annotated
 
 import typer
 
-ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
+from cli.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings
+
 AgentsOption = Annotated[
-    Path, typer.Option("--agents-config", help="Agent serving config: instructions, keys, limits.")
+    Path,
+    typer.Option(
+        "--agents-config",
+        help="Agent serving config: instructions, keys, limits (--set overrides only the "
+        "pipeline config).",
+    ),
 ]
-SetOption = Annotated[
-    list[str], typer.Option("--set", help="Override a pipeline setting: key=value.")
-]
-DEFAULT_CONFIG = Path("configs/pipeline.yaml")
 DEFAULT_AGENTS = Path("configs/agents.yaml")
 
 
@@ -44,13 +46,12 @@ def _engine(config: Path, agents_config: Path, overrides: list[str]):
     """The shared engine (index found or built once), or a one-line error and exit 2."""
     from agents.serving.agents_config import AgentsConfigError, load_agents_config
     from agents.serving.engine import Engine
-    from flows.pipeline_config import ConfigError, load_config, parse_overrides
 
     try:
         agents = load_agents_config(agents_config)
-        settings = load_config(config, parse_overrides(overrides))
-    except (AgentsConfigError, ConfigError) as exc:
+    except AgentsConfigError as exc:
         raise _fail(str(exc)) from exc
+    settings = load_settings(config, overrides)
     typer.echo("loading the index…", err=True)
     return Engine(settings, agents)
 

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from cli.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings
 from flows.backfill import partitions, run_backfill
 
 console = Console()
@@ -57,12 +58,8 @@ def backfill_command(
     until: Annotated[
         str | None, typer.Option(help="Only files modified on/before YYYY-MM-DD.")
     ] = None,
-    config: Annotated[Path, typer.Option("--config", "-c", help="Pipeline config.")] = Path(
-        "configs/pipeline.yaml"
-    ),
-    set_: Annotated[
-        list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
-    ] = [],  # noqa: B006 - typer needs a literal default
+    config: ConfigOption = DEFAULT_CONFIG,
+    set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     workers: Annotated[
         int | None,
         typer.Option("--workers", min=1, help="Partitions at once (default: backfill_workers)."),
@@ -77,11 +74,7 @@ def backfill_command(
     A bad record (unreadable line, no or empty question, duplicate id…) is skipped and listed in
     its partition's input_errors.parquet. Exit codes: 0 all done; 1 a partition failed; 3 all
     partitions finished, some with input errors."""
-    from cli.options import caches_under_the_store
-    from flows.pipeline_config import load_config, parse_overrides
-
-    settings = load_config(config, parse_overrides(set_))
-    caches_under_the_store(settings)
+    settings = load_settings(config, set_)
     out_root = settings.runs_dir / "backfill"
     out_root.mkdir(parents=True, exist_ok=True)
     chosen = partitions(

@@ -1,7 +1,11 @@
 """The options every `grounding` command that reads the pipeline's settings takes, written once.
 
 `--config` names the pipeline YAML and `--set key=value` (repeatable) overrides one setting, the
-same way for `run`, `trace`, `artifacts` and the other commands that find a run or the store.
+same way for `run`, `trace`, `artifacts`, `review`, `trend`, `shadow`, `api` and every other
+command that reads the pipeline's settings (`tests/test_cli_options.py` lists them). Three
+commands give these names another meaning: `eval --set` names the eval set (its overrides are
+`--set-override`), `check --config` is the agent-run check's YAML, and `serve --config` is the
+default config of the deployments that name none.
 """
 
 from __future__ import annotations

@@ -14,23 +14,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from cli.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings
+
 console = Console()
-ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
-SetOption = Annotated[
-    list[str], typer.Option("--set", help="Override a setting: key=value or stage.field=value.")
-]
 # exit statuses a scheduler reads: 1 = the check ran and found something, 2 = it could not run
 FOUND, CANNOT = 1, 2
-
-
-def _load(config: Path, overrides: list[str]):
-    from flows.pipeline_config import ConfigError, load_config, parse_overrides
-
-    try:
-        return load_config(config, parse_overrides(overrides))
-    except ConfigError as exc:
-        console.print(f"[red]config error:[/red] {exc}")
-        raise typer.Exit(CANNOT) from exc
 
 
 def trend(
@@ -52,7 +40,7 @@ def trend(
             help="Compare with earlier runs on any question set (default: the same set only).",
         ),
     ] = False,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Check a run's metrics from the run ledger against a baseline window of earlier runs:
@@ -63,7 +51,7 @@ def trend(
     from quality.ledger import read_ledger
     from quality.trend import history_rows, plot, table_rows
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     ledger = read_ledger(settings.artifact_store())
     if ledger.num_rows == 0:
         console.print(f"[red]the run ledger in {settings.store} is empty:[/red] run a question set")
@@ -152,7 +140,7 @@ def shadow(
         int, typer.Option(help="Bound: newly emitted claims its own check found unsupported.")
     ] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Replay a run's questions with a candidate config (same store and caches, answers kept
@@ -161,8 +149,9 @@ def shadow(
     Exits 1 when the report is outside its bounds, 2 when it cannot run."""
     from quality.shadow import ShadowBounds, ShadowError, evaluate_sets, frozen_sets, shadow_run
 
-    settings = _load(config, set_)
-    candidate_settings = _load(candidate, candidate_set)
+    candidate_settings = load_settings(candidate, candidate_set)
+    # the run's settings last: the LLM's KV cache follows the store both replays share
+    settings = load_settings(config, set_)
     bounds = ShadowBounds(
         max_worse=max_worse,
         max_lost_answers=max_lost_answers,
@@ -201,7 +190,7 @@ def promote(
         Path | None,
         typer.Option(help="Where the gate writes its reports (default: <runs_dir>/gate-reports)."),
     ] = None,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Record the promotion of a candidate config (JSON under <store>/promotions/, naming both
@@ -210,7 +199,7 @@ def promote(
     from quality.shadow import ShadowError, frozen_sets
     from quality.shadow import promote as record_promotion
 
-    settings = _load(config, set_)
+    settings = load_settings(config, set_)
     # beside the runs, not in eval/reports: a promotion's gate run is no release record
     gate_reports = reports_dir or settings.runs_dir / "gate-reports"
 

@@ -14,13 +14,12 @@ from typing import Annotated
 
 import typer
 
-ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Pipeline config YAML.")]
-SetOption = Annotated[
-    list[str],
-    typer.Option("--set", help="Override a setting: key=value (store=..., runs_dir=...)."),
-]
+from cli.options import DEFAULT_CONFIG, ConfigOption, SetOption, load_settings
+
 review_app = typer.Typer(
-    help="Human review of sampled answers: sample, serve, import, report.", no_args_is_help=True
+    help="Human review of sampled answers: sample, serve, import, report. Runs and batches are "
+    "found through the pipeline config's store and runs_dir (`--set store=...`).",
+    no_args_is_help=True,
 )
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -28,15 +27,6 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
-
-
-def _settings(config: Path, overrides: list[str]):
-    from flows.pipeline_config import ConfigError, load_config, parse_overrides
-
-    try:
-        return load_config(config, parse_overrides(overrides))
-    except ConfigError as exc:
-        raise _fail(f"config: {exc}") from exc
 
 
 @review_app.command("sample")
@@ -50,7 +40,7 @@ def sample(
     low_boost: Annotated[
         float, typer.Option(help="How many times more often low-confidence answers are drawn.")
     ] = 3.0,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     json_output: Annotated[bool, typer.Option("--json", help="Print the batch as JSON.")] = False,
 ) -> None:
@@ -58,7 +48,7 @@ def sample(
     confidence over-sampled, weights recorded) into a review batch in the store."""
     from quality import review
 
-    settings = _settings(config, set_)
+    settings = load_settings(config, set_)
     try:
         run_dir = review.find_run(settings.runs_dir, run_id)
         items = review.items_from_run(run_dir)
@@ -101,7 +91,7 @@ def sample_judge(
         typer.Option(help="LOW,HIGH: a fast-judged claim scored inside is unsure (overrides)."),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the draw (overrides).")] = None,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -112,7 +102,7 @@ def sample_judge(
     from quality import review
     from quality import sampled_judging as sj
 
-    settings = _settings(config, set_)
+    settings = load_settings(config, set_)
     overrides: dict = {"rate": rate, "seed": seed}
     if band is not None:
         try:
@@ -154,14 +144,14 @@ def sample_judge(
 
 @review_app.command("batches")
 def batches(
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the review batches in the store and how many answers each reviewer judged."""
     from quality import review
 
-    store = _settings(config, set_).artifact_store()
+    store = load_settings(config, set_).artifact_store()
     rows = review.list_batches(store)
     for row in rows:
         judged = review.read_verdicts(store, row["key"]) if not store.remote else {}
@@ -185,7 +175,7 @@ def serve(
     reviewer: Annotated[str, typer.Option(help="Your name: verdicts are kept per reviewer.")],
     port: Annotated[int, typer.Option(help="Port on the loopback address.")] = 8765,
     host: Annotated[str, typer.Option(help="Bind address; loopback only.")] = "127.0.0.1",
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Open the review page for one batch on http://127.0.0.1:PORT/ (keyboard: 1-4 verdict,
@@ -197,7 +187,7 @@ def serve(
     if host not in LOOPBACK:
         raise _fail(f"--host {host}: the review page binds a loopback address only")
     try:
-        api = review_page.app(_settings(config, set_).artifact_store(), batch, reviewer)
+        api = review_page.app(load_settings(config, set_).artifact_store(), batch, reviewer)
     except review.ReviewError as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"review page on http://{host}:{port}/ (Ctrl-C to stop)", err=True)
@@ -217,14 +207,14 @@ def import_command(
     reviewer: Annotated[
         str | None, typer.Option(help="Reviewer of rows without a reviewer column.")
     ] = None,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Import verdicts made elsewhere: every row is checked first; one bad row and nothing is
     written (each bad row is named)."""
     from quality import review
 
-    store = _settings(config, set_).artifact_store()
+    store = load_settings(config, set_).artifact_store()
     try:
         stored, errors = review.import_verdicts(store, batch, file, reviewer)
     except (review.ReviewError, OSError, UnicodeDecodeError) as exc:
@@ -281,7 +271,7 @@ def report(
     prefect: Annotated[
         bool, typer.Option(help="Also publish the report as Prefect artifacts (a flow run).")
     ] = False,
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Guardrail efficacy from human verdicts: efficacy, false-positive rate (blocked but
@@ -291,7 +281,7 @@ def report(
     (name it with --batch to count it)."""
     from quality import efficacy, review
 
-    store = _settings(config, set_).artifact_store()
+    store = load_settings(config, set_).artifact_store()
     try:
         loaded = _load_batches(store, batch, samples_only=True)
     except review.ReviewError as exc:
@@ -333,7 +323,7 @@ def calibrate_command(
     out: Annotated[Path, typer.Option(help="The overlay YAML to write (and OUT.json).")] = Path(
         "configs/guardrails-calibrated.yaml"
     ),
-    config: ConfigOption = Path("configs/pipeline.yaml"),
+    config: ConfigOption = DEFAULT_CONFIG,
     set_: SetOption = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Refit the gate (answer line, claim floor, lexical weight, the fast judge's accept line)
@@ -342,7 +332,7 @@ def calibrate_command(
 
     if not from_reviews:
         raise _fail("say where the labels come from: --from-reviews")
-    settings = _settings(config, set_)
+    settings = load_settings(config, set_)
     base = settings.stage_config("guardrails")
     if guardrails:
         base = _guardrails_from_files(guardrails)

@@ -9,6 +9,8 @@ from collections import defaultdict
 
 import pyarrow as pa
 
+BUILDER = "gold-evidence"  # names the builder in a contract error
+
 
 def gold_evidence(
     questions: list[dict], documents: dict[str, dict], subs: dict[str, list[str]]
@@ -69,9 +71,44 @@ def gold_evidence(
                     "indexed_at": doc["indexed_at"],
                     "is_stale": False,
                     "confidence": 1.0,
+                    "anchor": None,
                 }
             )
     return rows
+
+
+def gold_tables(
+    asked: list[dict], covered: list[str], evidence_rows: list[dict]
+) -> dict[str, pa.Table]:
+    """The questions, a successful rerank status per covered question and the gold evidence, as
+    the contract tables generation reads, built strictly (a field missing, extra or mistyped is
+    a `ContractError` naming it)."""
+    from stages import contracts
+
+    keys = ("question_id", "question", "principal", "query_type")
+    # language unknown (null): the axis measures generation, not the language refusal
+    questions = [{**{k: q[k] for k in keys}, "language": None} for q in asked]
+    status = [
+        {
+            "question_id": q,
+            "state": "success",
+            "confidence": 1.0,
+            "is_error": False,
+            "refusal_hint": None,
+            "llm_verdict": None,
+            "error": None,
+            "answerability": None,
+            "answerability_model": None,
+            "unwritten_names": None,
+            "negation_unstated": None,
+        }
+        for q in covered
+    ]
+    return {
+        "questions": contracts.table_of("questions", questions, stage=BUILDER),
+        "rerank_status": contracts.table_of("rerank_status", status, stage=BUILDER),
+        "evidence": contracts.table_of("evidence", evidence_rows, stage=BUILDER),
+    }
 
 
 def run_with_gold_evidence(
@@ -90,18 +127,12 @@ def run_with_gold_evidence(
     asked = [q for q in questions if q["question_id"] in set(covered)]
     if not asked:
         return contracts.empty("final_answers"), []
-    question_table = contracts.from_rows(
-        [{k: q[k] for k in ("question_id", "question", "principal", "query_type")} for q in asked],
-        "questions",
+    tables = gold_tables(asked, covered, evidence_rows)
+    question_table, status, evidence = (
+        tables["questions"],
+        tables["rerank_status"],
+        tables["evidence"],
     )
-    status = contracts.from_rows(
-        [
-            {"question_id": q, "state": "success", "confidence": 1.0, "is_error": False}
-            for q in covered
-        ],
-        "rerank_status",
-    )
-    evidence = contracts.from_rows(evidence_rows, "evidence")
     ids = pa.array(covered)
     queries = queries.filter(pa.compute.is_in(queries.column("question_id"), value_set=ids))
     generations = generation.run(

@@ -33,6 +33,7 @@ MAX_QUESTION_CHARS = 4000
 EXIT_INPUT_ERRORS = 3
 TEXT_FIELDS = ("question_id", "principal", "query_type")
 SHOWN_ERRORS = 20  # a strict refusal lists this many reasons, then a count
+BUILDER = "question-file"  # names the builder in a contract error
 
 INPUT_ERRORS_SCHEMA = pa.schema(
     [
@@ -231,7 +232,9 @@ def _validated(
     kept, duplicates = _without_duplicates(rows, places)
     errors += duplicates
     errors.sort(key=lambda e: (e.line or 0, e.record or 0))
-    return contracts.from_rows(kept, "questions"), errors
+    # each row is written whole by `_record` (a user's omitted optional column is filled there),
+    # so the table is built strictly: a field `_record` forgot fails by name, not as a null
+    return contracts.table_of("questions", kept, stage=BUILDER), errors
 
 
 def _record(raw: _Raw, default_principal: str, default_query_type: str):

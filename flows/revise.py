@@ -60,12 +60,18 @@ def _digest(rows: list[dict]) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def requests_table(rows: list[dict]) -> pa.Table:
+    """The requests as their contract's table: a field missing, extra or mistyped is a
+    `ContractError` naming it."""
+    return contracts.table_of(REVISION_INPUT, rows, stage=NAME)
+
+
 def _store_requests(store: ArtifactStore, rows: list[dict], after: str) -> ArtifactRef:
     """The requests as a source artifact, keyed by their content and the round they follow."""
     key = artifact_key(
         REVISION_INPUT, REQUESTS_VERSION, {}, {"content": _digest(rows), "after": after}
     )
-    table = contracts.from_rows(rows, REVISION_INPUT)
+    table = requests_table(rows)
     return store.lookup(REVISION_INPUT, key) or store.write(
         REVISION_INPUT,
         key,
@@ -178,12 +184,12 @@ def _write_merged(store, config, refs, finals, reports, log, round_keys, started
     order = list(finals)
     tables = {
         "final_answers": contracts.table_of(
-            "final_answers", [finals[q] for q in order], stage="revise"
+            "final_answers", [finals[q] for q in order], stage=NAME
         ),
         "hallucination_reports": contracts.table_of(
-            "hallucination_reports", [reports[q] for q in order], stage="revise"
+            "hallucination_reports", [reports[q] for q in order], stage=NAME
         ),
-        "revision_log": contracts.table_of("revision_log", log, stage="revise"),
+        "revision_log": contracts.table_of("revision_log", log, stage=NAME),
     }
     return store.write(
         NAME,

@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import yaml
 from sklearn.linear_model import LogisticRegression
 
@@ -49,6 +50,7 @@ CALIBRATION_ARTICLES = {"Imperialism", "French_and_Indian_War"}
 # written): SQuAD paragraphs have a title and no sections, so only these teach section_coverage.
 PRODUCT_DIR = ROOT / "data" / "training" / "ranker-product"
 WEIGHT_GRID = (0.0, 1.0, 3.0, 10.0, 30.0)  # --cv: product weights tried
+BUILDER = "train-ranker"  # names the builder in a contract error
 
 
 def question_features(scorer, question: str, candidates: list[dict]) -> np.ndarray:
@@ -67,31 +69,79 @@ def squad_articles(squad_dir: Path) -> list[dict]:
     return articles
 
 
+def squad_chunk(doc_id: str, title: str, text: str) -> dict:
+    """A SQuAD paragraph as one whole-paragraph chunk that everyone may read (no dates, version
+    or language: SQuAD gives none)."""
+    return {
+        "source_id": f"squad:{doc_id}",
+        "doc_id": doc_id,
+        "chunk_id": f"{doc_id}#0000",
+        "chunk_index": 0,
+        "title": title.replace("_", " "),
+        "section_path": "",
+        "page_number": None,
+        "char_start": 0,
+        "char_end": len(text),
+        "text": text,
+        "is_table": False,
+        "origin": None,
+        "ocr_confidence": None,
+        "anchors": None,
+        "published_at": None,
+        "last_modified": None,
+        "indexed_at": None,
+        "version": None,
+        "permission_set": ["everyone"],
+        "trust_tier": "canonical",
+        "language": None,
+        "content_hash": None,
+    }
+
+
+def squad_tables(chunks: list[dict], questions: list[str]) -> dict[str, pa.Table]:
+    """The chunks, the questions (ids s0, s1, ...) and every chunk eligible for every question,
+    as the contract tables retrieval reads, built strictly (a field missing, extra or mistyped
+    is a `ContractError` naming it)."""
+    question_rows = [
+        {
+            "question_id": f"s{i}",
+            "question": question,
+            "principal": "p",
+            "query_type": "general",
+            "language": None,
+        }
+        for i, question in enumerate(questions)
+    ]
+    eligibility = [
+        {
+            "question_id": f"s{i}",
+            "doc_id": c["doc_id"],
+            "eligible": True,
+            "decision": "eligible",
+            "rule": "",
+            "reason": "all",
+        }
+        for i in range(len(questions))
+        for c in chunks
+    ]
+    return {
+        "chunks": contracts.table_of("chunks", chunks, stage=BUILDER),
+        "questions": contracts.table_of("questions", question_rows, stage=BUILDER),
+        "eligibility": contracts.table_of("eligibility", eligibility, stage=BUILDER),
+    }
+
+
 def squad_examples(articles: list[dict], workdir: Path) -> tuple[list, list]:
     """(features, labels) per question: (training split, calibration split)."""
     chunks, questions = [], []
     for a, article in enumerate(articles):
         for p, paragraph in enumerate(article["paragraphs"]):
             doc_id = f"a{a:02d}p{p:03d}"
-            chunks.append(
-                {
-                    "source_id": f"squad:{doc_id}",
-                    "doc_id": doc_id,
-                    "chunk_id": f"{doc_id}#0000",
-                    "chunk_index": 0,
-                    "title": article["title"].replace("_", " "),
-                    "section_path": "",
-                    "text": paragraph["context"],
-                    "char_start": 0,
-                    "char_end": len(paragraph["context"]),
-                    "permission_set": ["everyone"],
-                    "trust_tier": "canonical",
-                    "is_table": False,
-                }
-            )
+            chunks.append(squad_chunk(doc_id, article["title"], paragraph["context"]))
             for qa in paragraph["qas"]:
                 questions.append((a, doc_id, qa["question"], not qa.get("is_impossible", False)))
-    chunk_table = contracts.from_rows(chunks, "chunks")
+    tables = squad_tables(chunks, [question for _, _, question, _ in questions])
+    chunk_table = tables["chunks"]
     built = indexing.run({"chunks": chunk_table}, indexing.Config())
     for blob in ("dense.faiss", "embeddings.npy"):
         (workdir / blob).write_bytes(built[blob])
@@ -102,30 +152,8 @@ def squad_examples(articles: list[dict], workdir: Path) -> tuple[list, list]:
         "dense.faiss": workdir / "dense.faiss",
         "embeddings.npy": workdir / "embeddings.npy",
     }
-    q_table = contracts.from_rows(
-        [
-            {"question_id": f"s{i}", "question": q, "principal": "p", "query_type": "general"}
-            for i, (_, _, q, _) in enumerate(questions)
-        ],
-        "questions",
-    )
-    eligibility = contracts.from_rows(
-        [
-            {
-                "question_id": f"s{i}",
-                "doc_id": c["doc_id"],
-                "eligible": True,
-                "decision": "eligible",
-                "rule": "",
-                "reason": "all",
-            }
-            for i in range(len(questions))
-            for c in chunks
-        ],
-        "eligibility",
-    )
     found = retrieval.run(
-        {**inputs, "questions": q_table, "eligibility": eligibility},
+        {**inputs, "questions": tables["questions"], "eligibility": tables["eligibility"]},
         retrieval.Config(decompose=False),
     )
     by_question: dict[str, list[dict]] = {}

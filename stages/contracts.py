@@ -2,8 +2,10 @@
 a stage writes beside its tables, in `BLOBS`).
 
 A stage builds each output table from its rows with `table_of(name, rows, stage=...)` (or whole
-columns with `table_of_columns`): every row carries exactly the contract's fields, with values of
-its types, or a `ContractError` names the stage, the row and the field. `conform(table, name)` is
+columns with `table_of_columns`), and so does every other builder of a contract table (the revise
+loop, a question file's reader, the gold-evidence axis, the training scripts): every row carries
+exactly the contract's fields, with values of its types, or a `ContractError` names the builder,
+the row and the field. `conform(table, name)` is
 the gate on what the store reads and writes: a table that lacks a column, or whose column cannot be
 cast to the contract type, raises `ContractError` naming the table and the column. Extra columns are
 dropped so artifacts always carry exactly the contract.
@@ -657,8 +659,9 @@ def _converts(value: Any, kind: pa.DataType) -> bool:
 
 
 def from_rows(rows: list[dict], name: str) -> pa.Table:
-    """Build a contract table from row dicts (missing keys become nulls): for callers outside the
-    stages (tests, tools, a person's question file); a stage builds its output with `table_of`."""
+    """Build a contract table from row dicts (missing keys become nulls): for tests and the
+    benches' corpora made from public data sets; what the product builds goes through
+    `table_of`."""
     schema = schema_of(name)
     if not rows:
         return schema.empty_table()
