@@ -320,9 +320,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
             continue
         spans = [(s, e) for t, s, e in tokens if stem(t) in words]
+        said = _yes_no_after(claim, tokens, spans[-1][1])
+        if said is not None:  # "proxied false", "online: ja": the value given after its key
+            flag, flag_end = said
+            spans.append((spans[-1][1], flag_end))
         element = claim[spans[0][0] : spans[-1][1]]
         finding = Finding(element, leaf.anchor(), leaf.value, "matches", spans[0][0], spans[-1][1])
-        if negated != (not leaf.value):
+        if (flag != leaf.value) if said is not None else (negated != (not leaf.value)):
             finding.relation = "contradicts"
             contradicted.append(finding)
         else:
@@ -372,6 +376,33 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
+
+
+# A yes/no value as a result's restatement writes it after its key ("proxied false", "online:
+# yes", "instant: nein"), in the languages agents answer in (folded).
+_YES = "true yes enabled si oui vrai ja wahr verdadero vero sim"
+_NO = "false no disabled none null non faux nein falsch falso"
+YES_NO = {w: True for w in _YES.split()} | {w: False for w in _NO.split()}
+_LINKS = frozenset("is was set to es est ist".split())  # "proxied is false", "set to true"
+_GAP_RE = re.compile(r"[^\w]{0,3}")
+
+
+def _yes_no_after(
+    claim: str, tokens: list[tuple[str, int, int]], end: int
+) -> tuple[bool, int] | None:
+    """The yes/no word written right after a key that ends at `end`, and where it ends."""
+    last = end
+    for token, start, stop in tokens:
+        if start < end:
+            continue
+        if not _GAP_RE.fullmatch(claim[last:start]):
+            return None
+        if token in YES_NO:
+            return YES_NO[token], stop
+        if token not in _LINKS:
+            return None
+        last = stop
+    return None
 
 
 def _date_and_time(

@@ -152,8 +152,10 @@ UNITS = {
 _UNIT_AFTER = "|".join(
     re.escape(u) for u in sorted({*CURRENCY_CODES, *UNITS, "€", "$", "£", "¥", "₹"}, key=len)[::-1]
 )
+# a comma before four or more digits ("taux 1,0602") groups nothing: a decimal comma anywhere
 _NUMBER = (
-    r"\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
+    r"(?<![\d,])\d+,\d{4,}(?![\d,])"
+    r"|\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
     rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))|\d+(?:\.\d+)?|\.\d+"
 )
 QUANTITY_RE = re.compile(
@@ -228,9 +230,10 @@ def quantities(text: str) -> list[Quantity]:
 
 def parse_number(raw: str) -> tuple[float, int, float | None] | None:
     """(value, decimals written, other reading) of a number as written in any common locale:
-    "1,234.50" and "1.234,50" and "1 234,50" are 1234.5; "89,99" is 89.99; "1,250" is 1250
-    (a comma before three digits groups them); "4.800" is 4.8 with 4800 as its other reading
-    (a dot before three digits is a decimal point in English, a group in German)."""
+    "1,234.50" and "1.234,50" and "1 234,50" are 1234.5; "89,99" and "1,0602" are decimals (a
+    comma before other than three digits groups nothing); "1,250" is 1250 with 1.25 as its other
+    reading, and "4.800" 4.8 with 4800 (a separator before three digits is a decimal point in
+    one locale and a group in another)."""
     text = re.sub(r"[\u202f\u00a0 ']", "", raw)
     alt = None
     if "," in text and "." in text:
@@ -241,6 +244,9 @@ def parse_number(raw: str) -> tuple[float, int, float | None] | None:
         parts = text.split(",")
         if len(parts) == 2 and len(parts[1]) != 3:
             text = text.replace(",", ".")
+        elif len(parts) == 2 and 0 < len(parts[0]) <= 3 and raw.count(",") == 1:
+            alt = float(f"{parts[0]}.{parts[1]}")  # "1,060": 1060 in English, 1.06 in French
+            text = text.replace(",", "")
         else:
             text = text.replace(",", "")
     elif text.count(".") > 1:
@@ -273,7 +279,8 @@ def number_of(value: object) -> float | None:
 
 def same_number(claimed: Quantity, value: float) -> bool:
     """The claim's number states `value`: equal, or `value` rounded to the claim's precision
-    ("72°F" for 72.4), or a percent written as a share (12% for 0.12)."""
+    ("72°F" for 72.4), or a percent written as a share (12% for 0.12), or the other reading
+    of an ambiguous writing equal to it."""
     candidates = [value]
     if claimed.unit == "percent":
         candidates.append(value * 100)
@@ -282,7 +289,8 @@ def same_number(claimed: Quantity, value: float) -> bool:
             return True
         if round(candidate, claimed.decimals) == claimed.value and abs(candidate) >= 1:
             return True
-    return False
+    # a writing read two ways ("12.500 €", "1,060") states the value either reading equals
+    return claimed.alt is not None and abs(claimed.alt - value) <= 1e-9 * max(1.0, abs(value))
 
 
 # ---------------------------------------------------------------- dates and times
