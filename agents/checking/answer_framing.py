@@ -33,6 +33,8 @@ ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*\s*[!.…]*\s
 # An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
 OFFER_RE = re.compile(
     r"(?i)^\W*(?:"
+    r"anything else\b|¿?(?:necesitas|necesita|quieres) algo más\b|autre chose\b|"
+    r"(?:brauchst du|brauchen sie|kann ich) (?:sonst )?noch\b|"
     r"let me know\b|tell me if\b|just let me know\b|feel free\b|if you(?:'d| would)? (?:like|want|"
     r"need)\b|would you like\b|want me to\b|shall i\b|should i\b|i can also\b|happy to help\b|"
     r"dime si\b|avísame\b|avisame\b|si (?:quieres|quiere|deseas|desea|necesitas|necesita)\b|"

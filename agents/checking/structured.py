@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any
 
 from agents.checking.formats import AgentRun
@@ -50,8 +52,102 @@ _FUNCTION_WORDS = (
     "uber es sie er du ich dein deine ihr ihre sein seine laut "
     "le la les un une des du de d l et ou est sont etait a ont avec pour par sur dans au aux en "
     "que qui se sa son ses vous votre vos tu ton ta il elle "
-    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours"
+    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours "
+    "queda quedan reste restent bleibt bleiben steht stehen resta restano fica font "
+    "j ai avons avez habe haben hemos han "
+    "registro registros eintrag eintrage enregistrement enregistrements resultado ergebnis "
+    "resultat "
+    "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund"
 )
+# Words for what a call did and for the keys of a result, in English inflections and in
+# Spanish, French, German, Italian and Portuguese (folded), each row with the English stems it
+# stands for. A word is covered only where one of its stems is a key of the result, a word of a
+# tool's name, an argument or a value ("reiniciado" over restart_service, "taux" over {"rate":
+# …}): it names what the run holds and adds no fact of its own.
+_GLOSSARY = (
+    (
+        "creat reserv book confirm",
+        "created creado creada creados creadas cree creee erstellt angelegt erzeugt creato "
+        "creata criado criada hecho hecha fait faite",
+    ),
+    (
+        "book reserv",
+        "booked reservado reservada reserve reservee gebucht reserviert prenotato prenotata "
+        "reservato reservata",
+    ),
+    (
+        "invit attend",
+        "invited invitado invitada invitados invite invitee invites invitees eingeladen "
+        "invitato invitata convidado convidada",
+    ),
+    ("assign", "asignado asignada zugewiesen zugeordnet assegnato assegnata atribuido atribuida"),
+    (
+        "restart reboot",
+        "restarted rebooted reiniciado reiniciada redemarre redemarree neugestartet riavviato "
+        "riavviata",
+    ),
+    (
+        "schedul start plan",
+        "programado programada programme programmee planifie planifiee prevu prevue geplant "
+        "eingeplant programmato programmata agendado agendada",
+    ),
+    (
+        "cancel",
+        "cancelado cancelada annule annulee storniert abgesagt annullato annullata",
+    ),
+    (
+        "updat chang modif set",
+        "updated changed modified actualizado actualizada cambiado cambiada modificado "
+        "modificada modifie modifiee aktualisiert geandert aggiornato aggiornata atualizado",
+    ),
+    (
+        "delet remov",
+        "deleted removed eliminado eliminada borrado borrada supprime supprimee geloscht entfernt "
+        "eliminato eliminata",
+    ),
+    ("send sent", "enviado enviada envoye envoyee gesendet verschickt inviato inviata"),
+    (
+        "mode set switch scale replica target",
+        "switch switches switched cambia cambiara passe passera bascule basculera wechselt "
+        "schaltet",
+    ),
+    ("stage phase", "etapa etape fase stufe"),
+    ("close", "cierre cloture abschluss chiusura fechamento"),
+    ("rate", "taux tasa kurs wechselkurs tasso taxa"),
+    ("fee", "comision frais gebuhr gebuhren commissione"),
+    ("amount total valu", "importe monto montant betrag importo valor valeur wert"),
+    ("refund", "reembolso remboursement erstattung ruckerstattung rimborso"),
+    ("return rma", "devolucion retour rucksendung reso devolucao"),
+    ("transfer", "transferencia virement uberweisung bonifico"),
+    ("deal opportun", "oportunidad opportunite gelegenheit opportunita oportunidade"),
+    ("party guest people person size", "personas personnes personen persone pessoas people"),
+    ("code id", "codigo code kode codice"),
+    ("date day", "fecha datum data"),
+    ("time hour", "hora heure uhrzeit"),
+    ("price cost", "precio prix preis prezzo preco"),
+    ("mode", "modo modus"),
+    ("target setpoint", "objetivo cible ziel obiettivo"),
+)
+GLOSSARY: dict[str, frozenset[str]] = {}
+for _stems_of, _row_words in _GLOSSARY:
+    for _word in _row_words.split():
+        GLOSSARY[_word] = GLOSSARY.get(_word, frozenset()) | frozenset(_stems_of.split())
+# what a claim writes before the tail of an identifier it names by its end only
+TAIL_RE = re.compile(
+    r"(?:ending (?:in|with)|ends (?:in|with)|last (?:\w+ )?digits?|endet (?:auf|mit)|"
+    r"endend (?:auf|mit)|termina(?:da|do)? (?:en|con|in)|se terminant par|terminant par|"
+    r"finissant par|se termine par|che termina (?:in|con))\W{0,3}$",
+    re.IGNORECASE,
+)
+TAIL_CHARS = 3  # a tail this long at least, shorter than the identifier it ends
+COGNATE_CHARS = 5  # words this long may be cognates ("oportunidad" ~ "opportunity")
+COGNATE_RATIO = 0.8
+# endings that differ between cognates (folded): "-ación"/"-ation", "-idad"/"-ity", "-iert"/"-ed"
+_ENDING_WORDS = (
+    "aciones acion ation ations cion tion tions sion idad ite itat ity ities iert ierte ung "
+    "ungen ados adas idos idas ado ada ido ida ees ee es e s ed ing ive if ivo iva"
+)
+_ENDINGS = sorted(_ENDING_WORDS.split(), key=len, reverse=True)
 CONNECTIVES = frozenset(_CONNECTIVES.split()) | frozenset(_FUNCTION_WORDS.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2
@@ -74,9 +170,12 @@ class Leaf:
     words: tuple[str, ...]  # the key path's words, stemmed
     value: Any
     derived: bool = False  # the count of a list ("2 meetings" over two events), not a value
+    unit: str | None = None  # a derived duration's unit: it matches a number of that unit only
+    via: str = ""  # a derived duration's other end ("end - start")
 
     def anchor(self) -> str:
-        return f"{self.tool}#{self.call_id or ''}{self.pointer}"
+        via = f" - {self.via}" if self.via else ""
+        return f"{self.tool}#{self.call_id or ''}{self.pointer}{via}"
 
 
 @dataclass
@@ -153,7 +252,65 @@ def leaves(content: Any, tool: str, call_id: str | None) -> list[Leaf]:
             found.append(Leaf(tool, call_id, pointer, str(key), path, value))
 
     walk(content, "", (), "")
-    return found
+    return found + _durations(found)
+
+
+# the keys of a span's two ends ("start"/"end", "startTime"/"endTime", "from"/"until")
+_START = "start starts begin begins from departure departs check_in"
+_END = "end ends until finish finishes to arrival arrives check_out"
+START_WORDS = frozenset(_START.split())
+END_WORDS = frozenset(_END.split())
+MAX_DURATION_MINUTES = 14 * 24 * 60
+
+
+def _durations(found: list[Leaf]) -> list[Leaf]:
+    """The time between a record's start and end leaves ("45 minutes" over a start at 18:00 and
+    an end at 18:45), in minutes and in hours: derived leaves, which alone prove nothing."""
+    timed = []
+    for leaf in found:
+        moment = None if leaf.derived else values.moment_of(leaf.value)
+        if moment is not None and moment.time and moment.date and len(moment.date) == 10:
+            timed.append((leaf, moment))
+    out: list[Leaf] = []
+    for start, one in timed:
+        for end, two in timed:
+            if not _span_ends(start.pointer, end.pointer):
+                continue
+            two = two.at(one.offset) if one.offset is not None else two
+            begin = datetime.fromisoformat(f"{one.date}T{one.time}")
+            minutes = (datetime.fromisoformat(f"{two.date}T{two.time}") - begin).total_seconds()
+            minutes /= 60
+            if not 0 < minutes <= MAX_DURATION_MINUTES:
+                continue
+            for unit, amount in (("minute", minutes), ("hour", minutes / 60)):
+                out.append(
+                    Leaf(
+                        end.tool,
+                        end.call_id,
+                        end.pointer,
+                        "duration",
+                        ("duration",),
+                        amount,
+                        derived=True,
+                        unit=unit,
+                        via=start.pointer,
+                    )
+                )
+    return out
+
+
+def _span_ends(first: str, second: str) -> bool:
+    """Two pointers that differ in one segment only, a start key in the first and an end key
+    in the second: /start/dateTime and /end/dateTime."""
+    one, two = first.split("/"), second.split("/")
+    if len(one) != len(two):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(one, two, strict=True)) if a != b]
+    if len(differ) != 1:
+        return False
+    a = set(values.key_words(one[differ[0]]))
+    b = set(values.key_words(two[differ[0]]))
+    return bool(a & START_WORDS) and bool(b & END_WORDS)
 
 
 def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
@@ -251,7 +408,12 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
-        hits = [leaf for leaf, n in numbers if values.same_number(quantity, n)]
+        hits = [
+            leaf
+            for leaf, n in numbers
+            if (leaf.unit is None or leaf.unit == quantity.unit)
+            and (values.same_number(quantity, n) or _minor_units(quantity, leaf, leaves_))
+        ]
         if hits:
             near = [leaf for leaf in hits if _mentions(leaf, tokens)]
             hit = (near or hits)[0]
@@ -297,6 +459,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     words_of = {
         leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
     }
+    pending = _tails(claim, pending, strings, match)
     still = []
     for element in pending:
         text, start, end, _, number = element
@@ -371,6 +534,9 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in context_words
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
+    if residual:
+        vocab = _vocabulary(leaves_, keys, own_keys, context_words)
+        residual = [t for t in residual if not _glossed(t, vocab) and not _cognate(t, vocab)]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
     if proven and not residual and not unmatched and (not negated or has_bool):
@@ -383,7 +549,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
 _YES = "true yes enabled si oui vrai ja wahr verdadero vero sim"
 _NO = "false no disabled none null non faux nein falsch falso"
 YES_NO = {w: True for w in _YES.split()} | {w: False for w in _NO.split()}
-_LINKS = frozenset("is was set to es est ist".split())  # "proxied is false", "set to true"
+_LINK_WORDS = "is was set to es est ist"  # "proxied is false", "set to true"
+_LINKS = frozenset(_LINK_WORDS.split())
 _GAP_RE = re.compile(r"[^\w]{0,3}")
 
 
@@ -403,6 +570,102 @@ def _yes_no_after(
             return None
         last = stop
     return None
+
+
+def _tails(claim: str, pending: list, strings: list[Leaf], match: Any) -> list:
+    """A number the claim gives as the end of an identifier ("IBAN endet auf 3882", "card
+    ending in 4242") matches a string leaf that ends with it ("DE35****3882"); the rest stay."""
+    left = []
+    for element in pending:
+        text, start, end, _, number = element
+        said = TAIL_RE.search(values.fold_keeping_length(claim[max(0, start - 30) : start]))
+        tail = values.ident_key(text)
+        holder = None
+        if said and number and len(tail) >= TAIL_CHARS:
+            holder = next(
+                (
+                    leaf
+                    for leaf in strings
+                    if values.ident_key(leaf.value).endswith(tail)
+                    and len(values.ident_key(leaf.value)) > len(tail)
+                ),
+                None,
+            )
+        if holder is None:
+            left.append(element)
+        else:
+            match(claim[start:end], max(0, start - 30) + said.start(), end, holder)
+    return left
+
+
+def _vocabulary(
+    leaves_: list[Leaf], keys: set[str], own_keys: set[str], context: set[str]
+) -> set[str]:
+    """The words a restatement's other words may stand for: the results' keys, the tools'
+    names and arguments, and the words of the results' text values."""
+    words = set(keys) | set(own_keys) | set(context)
+    for leaf in leaves_:
+        if isinstance(leaf.value, str) and len(leaf.value) <= 200:
+            words |= {t for t, _, _ in values.tokens_with_spans(leaf.value) if t.isalpha()}
+    return words
+
+
+def _glossed(word: str, vocab: set[str]) -> bool:
+    """The word is one of GLOSSARY's, standing for a stem the run holds."""
+    return any(
+        v == c or (len(c) >= 4 and (v.startswith(c) or v.endswith(c)))
+        for c in GLOSSARY.get(word, ())
+        for v in vocab
+    )
+
+
+def _root(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
+def _cognate(word: str, vocab: set[str]) -> bool:
+    """The word is a cognate of a word the run holds: both at least COGNATE_CHARS long, their
+    roots (without the endings languages differ in) alike by COGNATE_RATIO ("oportunidad" ~
+    "opportunity", "calificación" ~ "qualification", "blockiert" ~ "blocked")."""
+    if len(word) < COGNATE_CHARS or not word.isalpha():
+        return False
+    root = _root(word)
+    for other in vocab:
+        if len(other) < COGNATE_CHARS or not other.isalpha():
+            continue
+        matcher = SequenceMatcher(None, root, _root(other))
+        if matcher.real_quick_ratio() >= COGNATE_RATIO and matcher.ratio() >= COGNATE_RATIO:
+            return True
+    return False
+
+
+ZERO_DECIMAL = frozenset({"jpy", "krw", "clp", "vnd", "isk"})
+
+
+def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> bool:
+    """An integer amount in the currency's minor units, as payment APIs write it ({"amount":
+    23000, "currency": "eur"}), stated in major units with that currency ("230 €")."""
+    if not quantity.currency or quantity.currency in ZERO_DECIMAL:
+        return False
+    if not isinstance(leaf.value, int) or isinstance(leaf.value, bool) or leaf.derived:
+        return False
+    if "amount" not in values.key_words(leaf.key):
+        return False
+    if abs(leaf.value / 100 - quantity.value) > 1e-9 * max(1.0, abs(quantity.value)):
+        return False
+    for other in leaves_:
+        if other.tool != leaf.tool or other.call_id != leaf.call_id:
+            continue
+        if _parent(other.pointer) != _parent(leaf.pointer) or not isinstance(other.value, str):
+            continue
+        word = values.fold(other.value).strip()
+        code = values.CURRENCY_CODES.get(word) or values.CURRENCY_SYMBOLS.get(word)
+        if "currency" in values.key_words(other.key) and code == quantity.currency:
+            return True
+    return False
 
 
 def _date_and_time(

@@ -141,10 +141,30 @@ UNITS = {
     "s": "second",
     "seconds": "second",
     "minutes": "minute",
+    "minute": "minute",
     "min": "minute",
+    "mins": "minute",
+    "minutos": "minute",
+    "minuto": "minute",
+    "minuten": "minute",
+    "minuti": "minute",
     "hours": "hour",
+    "hour": "hour",
+    "hrs": "hour",
     "h": "hour",
+    "horas": "hour",
+    "hora": "hour",
+    "heures": "hour",
+    "heure": "hour",
+    "stunden": "hour",
+    "stunde": "hour",
+    "std": "hour",
+    "ore": "hour",
     "days": "day",
+    "dias": "day",
+    "jours": "day",
+    "tage": "day",
+    "giorni": "day",
     "gb": "gb",
     "mb": "mb",
 }
@@ -610,6 +630,12 @@ _STATES = (
     "unqualified|no calificado|no calificada|nicht qualifiziert|non qualifie|non qualifiee",
     "restarted|reiniciado|reiniciada|neu gestartet|redemarre|redemarree",
     "available|disponible|verfugbar",
+    "daily|every day|each day|diario|diaria|a diario|cada dia|todos los dias|taglich|jeden tag|"
+    "quotidien|quotidienne|tous les jours|chaque jour|ogni giorno|giornaliero|todos os dias",
+    "weekly|every week|each week|semanal|cada semana|wochentlich|jede woche|hebdomadaire|"
+    "chaque semaine|toutes les semaines|settimanale|ogni settimana",
+    "monthly|every month|each month|mensual|cada mes|monatlich|jeden monat|mensuel|mensuelle|"
+    "chaque mois|tous les mois|mensile|ogni mese",
 )
 # States that exclude each other (the first word of each row): a record said to be in one while
 # its leaf holds the other is contradicted. Other states may hold together ("scheduled" and
