@@ -57,6 +57,12 @@ _FUNCTION_WORDS = (
     "j ai avons avez habe haben hemos han "
     "registro registros eintrag eintrage enregistrement enregistrements resultado ergebnis "
     "resultat "
+    # the English connectives above in those languages: what a tool returned, showed, found
+    "devuelto devolvio devuelve muestra mostro indica dice encontrado encontrada "
+    "encontre renvoie renvoye indique montre affiche trouve trouvee liefert lieferte zeigt "
+    "zeigte meldet gibt ergab gefunden restituisce mostra trovato trovata "
+    "estado statut stato actual actuel actuelle aktuell aktuelle attuale "
+    "insgesamt gesamt totale "
     "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund"
 )
 # Words for what a call did and for the keys of a result, in English inflections and in
@@ -71,7 +77,7 @@ _GLOSSARY = (
         "creata criado criada hecho hecha fait faite",
     ),
     (
-        "book reserv",
+        "book reserv event appoint meeting",
         "booked reservado reservada reserve reservee gebucht reserviert prenotato prenotata "
         "reservato reservata",
     ),
@@ -127,6 +133,42 @@ _GLOSSARY = (
     ("price cost", "precio prix preis prezzo preco"),
     ("mode", "modo modus"),
     ("target setpoint", "objetivo cible ziel obiettivo"),
+    # the nouns of common API records (orders, shipments, payments, travel, weather, issues)
+    ("label", "etiqueta etiquette etikett etichetta"),
+    ("track", "seguimiento suivi sendungsverfolgung sendungsnummer tracciamento rastreamento"),
+    ("order", "pedido commande bestellung ordine encomenda"),
+    ("customer client", "cliente kunde kundin"),
+    ("address street", "direccion adresse anschrift indirizzo endereco"),
+    ("phone", "telefono telephone telefon"),
+    ("email mail", "correo courriel"),
+    ("message", "mensaje nachricht messaggio mensagem"),
+    ("invoice", "factura facture rechnung fattura fatura"),
+    ("payment pay", "pago paiement zahlung pagamento"),
+    ("balance", "saldo solde kontostand"),
+    ("account", "cuenta compte konto conto"),
+    ("product item", "producto produit produkt prodotto produto articulo article artikel"),
+    ("quantiti qty", "cantidad quantite menge anzahl quantita quantidade"),
+    ("stock", "existencias lager bestand magazzino estoque"),
+    ("deliver ship", "entrega livraison lieferung consegna envio expedition versand spedizione"),
+    ("arriv", "llegada arrivee ankunft arrivo chegada"),
+    ("depart", "salida depart abfahrt abflug partenza partida"),
+    ("flight", "vuelo vol flug volo voo"),
+    ("room", "habitacion chambre zimmer camera quarto"),
+    ("night", "noche noches nuit nuits nacht nachte notte notti"),
+    ("weather", "tiempo meteo wetter"),
+    ("forecast", "pronostico prevision previsions vorhersage previsione previsao"),
+    ("rain precip", "lluvia pluie regen pioggia chuva"),
+    ("wind", "viento vent wind vento"),
+    ("humid", "humedad humidite luftfeuchtigkeit feuchtigkeit umidita umidade"),
+    ("distanc", "distancia entfernung distanza"),
+    ("durat", "duracion duree dauer durata duracao"),
+    ("user login", "usuario utilisateur benutzer utente"),
+    ("titl", "titulo titre titel titolo"),
+    ("descript", "descripcion beschreibung descrizione descricao"),
+    ("due deadlin", "vencimiento echeance fallig scadenza vencimento"),
+    ("seat", "asiento asientos plaza plazas place places platz platze posto posti"),
+    ("repositori repo", "repositorio depot"),
+    ("comment", "comentario commentaire kommentar commento"),
 )
 GLOSSARY: dict[str, frozenset[str]] = {}
 for _stems_of, _row_words in _GLOSSARY:
@@ -134,8 +176,8 @@ for _stems_of, _row_words in _GLOSSARY:
         GLOSSARY[_word] = GLOSSARY.get(_word, frozenset()) | frozenset(_stems_of.split())
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
-    r"(?:ending (?:in|with)|ends (?:in|with)|last (?:\w+ )?digits?|endet (?:auf|mit)|"
-    r"endend (?:auf|mit)|termina(?:da|do)? (?:en|con|in)|se terminant par|terminant par|"
+    r"(?:ending(?: in| with)?|ends(?: in| with)?|last (?:\w+ )?digits?|endet(?: auf| mit)?|"
+    r"endend(?: auf| mit)?|termina(?:da|do|ndo)? (?:en|con|in)|se terminant par|terminant par|"
     r"finissant par|se termine par|che termina (?:in|con))\W{0,3}$",
     re.IGNORECASE,
 )
@@ -431,6 +473,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             continue
         rivals = [leaf for leaf, _ in numbers if not leaf.derived]
         pending.append((text, quantity.start, quantity.end, rivals, True))
+    # "free of charge", "gebührenfrei", "sans frais": a fee, cost or price of 0
+    for start, end in _free_spans(tokens):
+        zero = next(
+            (leaf for leaf, n in numbers if n == 0 and not leaf.derived and _fee_like(leaf)), None
+        )
+        if zero is not None and not _covered(covered, start, end):
+            match(claim[start:end], start, end, zero)
     # names, identifiers, enum and other string values
     strings = [
         leaf
@@ -570,6 +619,34 @@ def _yes_no_after(
             return None
         last = stop
     return None
+
+
+# a charge of nothing said in one word, or as "without" and a word for a fee (folded)
+_FREE_WORDS = (
+    "free gratis gratuit gratuite gratuito gratuita kostenlos kostenfrei gebuhrenfrei "
+    "provisionsfrei spesenfrei"
+)
+FREE_WORDS = frozenset(_FREE_WORDS.split())
+_WITHOUT = frozenset(["sin", "sans", "ohne", "senza", "sem", "without", "no"])
+_FEE_WORDS = "fee fees charge charges cost costs comision comisiones frais gebuhr gebuhren kosten"
+FEE_WORDS = frozenset(_FEE_WORDS.split()) | frozenset(["commissione", "commissioni", "coste"])
+_FEE_KEYS = "fee cost price charge commission surcharge"
+FEE_STEMS = frozenset(stem(w) for w in _FEE_KEYS.split())
+
+
+def _free_spans(tokens: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    found = [(s, e) for t, s, e in tokens if t in FREE_WORDS]
+    for (one, s, _), (two, _, e) in zip(tokens, tokens[1:], strict=False):
+        if one in _WITHOUT and two in FEE_WORDS:
+            found.append((s, e))
+    return found
+
+
+def _fee_like(leaf: Leaf) -> bool:
+    """A fee, cost or price leaf (by its key path: /fee/value, /shipping_cost)."""
+    return bool(set(leaf.words) & FEE_STEMS) or any(
+        stem(w) in FEE_STEMS for w in values.key_words(leaf.key)
+    )
 
 
 def _tails(claim: str, pending: list, strings: list[Leaf], match: Any) -> list:
@@ -809,6 +886,7 @@ def _string_conflicts(
         for match in pattern.finditer(claim):
             start, end = match.span(1)
             word = claim[start:end].rstrip(".-")
+            end = start + len(word)  # a sentence's full stop is not the value's
             enum_like = re.fullmatch(r"[a-z][a-z0-9_-]*", str(leaf.value)) is not None
             plain = values.fold(word) in STOPWORDS or values.fold(word) in CONNECTIVES
             if not (word[:1].isupper() or enum_like) or plain or _covered(covered, start, end):
