@@ -343,3 +343,19 @@ def test_a_french_restatement_with_a_changed_pid_is_not_emitted():
     answer = "Voici ce que j'ai trouvé : postgres sur 10.0.4.7 a redémarré et est actif (PID 772)."
     report = check_run(_run(answer, SERVICE), NO_JUDGE)
     assert report["action"] != "emit"
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("proxied false.", False),
+        ("proxied: yes, ttl 300", True),
+        ("proxied = no and ttl 300", False),
+        ("proxied, no smoking", None),  # a comma parts the key from what follows
+        ("proxied no smoking", None),  # the word starts another phrase
+    ],
+)
+def test_a_yes_no_word_is_read_only_as_the_value_of_its_key(claim, said):
+    tokens = values.tokens_with_spans(claim)
+    found = structured._yes_no_after(claim, tokens, len("proxied"))
+    assert (found[0] if found else None) == said

@@ -29,7 +29,7 @@ from agents.checking.formats import AgentRun
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # The words a restatement of a result uses around its keys and values.
 _CONNECTIVES = (
@@ -600,7 +600,9 @@ _NO = "false no disabled none null non faux nein falsch falso"
 YES_NO = {w: True for w in _YES.split()} | {w: False for w in _NO.split()}
 _LINK_WORDS = "is was set to es est ist"  # "proxied is false", "set to true"
 _LINKS = frozenset(_LINK_WORDS.split())
-_GAP_RE = re.compile(r"[^\w]{0,3}")
+_GAP_RE = re.compile(r"\s*[:=]?\s*")
+# what may follow the yes/no word: the end of a clause ("available, no smoking" is no value)
+_FLAG_END_RE = re.compile(r"\s*(?:$|[.,;:)\]!?]|(?:and|or|y|o|et|ou|und|oder|e)\b)", re.I)
 
 
 def _yes_no_after(
@@ -614,7 +616,7 @@ def _yes_no_after(
         if not _GAP_RE.fullmatch(claim[last:start]):
             return None
         if token in YES_NO:
-            return YES_NO[token], stop
+            return (YES_NO[token], stop) if _FLAG_END_RE.match(claim, stop) else None
         if token not in _LINKS:
             return None
         last = stop
