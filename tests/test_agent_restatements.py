@@ -359,3 +359,39 @@ def test_a_yes_no_word_is_read_only_as_the_value_of_its_key(claim, said):
     tokens = values.tokens_with_spans(claim)
     found = structured._yes_no_after(claim, tokens, len("proxied"))
     assert (found[0] if found else None) == said
+
+
+# ---------------------------------------------------------------- states of yes/no keys and enums
+
+PLACE = {"place_id": "pl_31", "name": "Café Lumen", "open_now": True}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Café Lumen is open now.", "Café Lumen está abierta ahora.", "Café Lumen ist geöffnet."],
+)
+def test_a_yes_no_key_said_as_a_state_in_another_language_matches(claim):
+    result = verdict(claim, PLACE, "find_place")
+    assert result.status == "supported", result.as_row()
+
+
+def test_a_state_said_of_a_false_yes_no_key_contradicts_it():
+    result = verdict("Café Lumen está abierta ahora.", {**PLACE, "open_now": False}, "find_place")
+    assert result.status == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "claim", ["Return R-7 is awaiting drop-off.", "La devolución R-7 está pendiente de entrega."]
+)
+def test_the_state_word_of_an_enum_member_of_several_words_matches_it(claim):
+    result = verdict(claim, {"rma": "R-7", "status": "AWAITING_DROP_OFF"}, "create_return")
+    assert "create_return#c1/status" in {f.pointer for f in result.matched}, result.as_row()
+
+
+def test_a_title_is_no_state():
+    assert values.state_spans("Trail Running Shoe", "the running shoe") == []
+
+
+@pytest.mark.parametrize("claim", ["Timeout: 30 seconds.", "Timeout: 30 Sekunden.", "30 segundos"])
+def test_seconds_in_every_language_are_a_unit(claim):
+    assert [q.unit for q in values.quantities(claim)] == ["second"]

@@ -62,7 +62,7 @@ _FUNCTION_WORDS = (
     "encontre renvoie renvoye indique montre affiche trouve trouvee liefert lieferte zeigt "
     "zeigte meldet gibt ergab gefunden restituisce mostra trovato trovata "
     "estado statut stato actual actuel actuelle aktuell aktuelle attuale "
-    "insgesamt gesamt totale "
+    "insgesamt gesamt totale actualmente actuellement derzeit momentan attualmente "
     "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund"
 )
 # Words for what a call did and for the keys of a result, in English inflections and in
@@ -89,8 +89,8 @@ _GLOSSARY = (
     ("assign", "asignado asignada zugewiesen zugeordnet assegnato assegnata atribuido atribuida"),
     (
         "restart reboot",
-        "restarted rebooted reiniciado reiniciada redemarre redemarree neugestartet riavviato "
-        "riavviata",
+        "restarted rebooted reiniciado reiniciada redemarre redemarree neugestartet gestartet neu "
+        "riavviato riavviata",
     ),
     (
         "schedul start plan",
@@ -127,7 +127,7 @@ _GLOSSARY = (
     ("transfer", "transferencia virement uberweisung bonifico"),
     ("deal opportun", "oportunidad opportunite gelegenheit opportunita oportunidade"),
     ("party guest people person size", "personas personnes personen persone pessoas people"),
-    ("code id", "codigo code kode codice"),
+    ("code id", "codigo code kode codice identificador identifiant kennung"),
     ("date day", "fecha datum data"),
     ("time hour", "hora heure uhrzeit"),
     ("price cost", "precio prix preis prezzo preco"),
@@ -155,7 +155,7 @@ _GLOSSARY = (
     ("flight", "vuelo vol flug volo voo"),
     ("room", "habitacion chambre zimmer camera quarto"),
     ("night", "noche noches nuit nuits nacht nachte notte notti"),
-    ("weather", "tiempo meteo wetter"),
+    ("weather", "tiempo meteo temps wetter"),
     ("forecast", "pronostico prevision previsions vorhersage previsione previsao"),
     ("rain precip", "lluvia pluie regen pioggia chuva"),
     ("wind", "viento vent wind vento"),
@@ -387,7 +387,13 @@ def _said(word: str, claim_stems: set[str]) -> bool:
 def _bool_words(leaf: Leaf) -> tuple[str, ...]:
     """The words of a yes/no key without its 'is'/'has' prefix: is_available -> available."""
     words = [w for w in values.key_words(leaf.key) if w not in ("is", "has", "can", "should")]
-    return _stems(words)
+    kept = [w for w in words if w not in CONNECTIVES]  # `open_now`: "open" says it
+    return _stems(kept or words)
+
+
+def _state_stems(token: str) -> set[str]:
+    """The English one-word states a word of another language says ("abierta": open)."""
+    return {stem(w) for w in values.STATE_WORDS.get(token, ()) if " " not in w}
 
 
 def _parent(anchor: str) -> str:
@@ -525,13 +531,17 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     contradicted: list[Finding] = list(unit_conflicts)
     # yes/no facts: "is available" over {"available": true}
     bools = [leaf for leaf in leaves_ if isinstance(leaf.value, bool)]
+    # a key word said in another language as a state ("abierta" for `open_now`)
+    said_stems = claim_stems | {w for t, _, _ in tokens for w in _state_stems(t)}
     for leaf in bools:
         words = _bool_words(leaf)
-        if not words or not all(w in claim_stems for w in words):
+        if not words or not all(w in said_stems for w in words):
             continue
         if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
             continue
-        spans = [(s, e) for t, s, e in tokens if stem(t) in words]
+        spans = [
+            (s, e) for t, s, e in tokens if stem(t) in words or _state_stems(t) & set(words)
+        ]
         said = _yes_no_after(claim, tokens, spans[-1][1])
         if said is not None:  # "proxied false", "online: ja": the value given after its key
             flag, flag_end = said

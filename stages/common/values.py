@@ -144,6 +144,16 @@ UNITS = {
     "minute": "minute",
     "min": "minute",
     "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "second": "second",
+    "segundos": "second",
+    "segundo": "second",
+    "secondes": "second",
+    "seconde": "second",
+    "sekunden": "second",
+    "sekunde": "second",
+    "secondi": "second",
     "minutos": "minute",
     "minuto": "minute",
     "minuten": "minute",
@@ -677,10 +687,18 @@ def opposite_state_spans(value: object, text: str) -> list[tuple[int, int]]:
     return _spans_of(OPPOSITE_WORDS, value, text)
 
 
+# an enum member written as one token: "AWAITING_DROP_OFF", "pending_review" (not a title)
+ENUM_VALUE_RE = re.compile(r"[A-Z]+(?:[_-][A-Z]+){1,3}|[a-z]+(?:[_-][a-z]+){1,3}")
+
+
 def _spans_of(table: dict[str, frozenset[str]], value: object, text: str) -> list[tuple[int, int]]:
     if not isinstance(value, str):
         return []
     said = table.get(fold(value).replace("_", " ").strip())
+    if not said and table is STATE_WORDS and ENUM_VALUE_RE.fullmatch(value):
+        # an enum member of several words ("AWAITING_DROP_OFF"): its state word, "awaiting"
+        words = re.findall(r"[a-z]+", fold(value))
+        said = frozenset().union(*(table.get(w, frozenset()) for w in words)) if words else None
     if not said:
         return []
     folded = fold_keeping_length(text)
