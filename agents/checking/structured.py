@@ -539,9 +539,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             continue
         if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
             continue
-        spans = [
-            (s, e) for t, s, e in tokens if stem(t) in words or _state_stems(t) & set(words)
-        ]
+        spans = [(s, e) for t, s, e in tokens if stem(t) in words or _state_stems(t) & set(words)]
         said = _yes_no_after(claim, tokens, spans[-1][1])
         if said is not None:  # "proxied false", "online: ja": the value given after its key
             flag, flag_end = said
