@@ -395,3 +395,41 @@ def test_a_title_is_no_state():
 @pytest.mark.parametrize("claim", ["Timeout: 30 seconds.", "Timeout: 30 Sekunden.", "30 segundos"])
 def test_seconds_in_every_language_are_a_unit(claim):
     assert [q.unit for q in values.quantities(claim)] == ["second"]
+
+
+# ---------------------------------------------------------------- markdown, texts, contractions
+
+
+def test_emphasis_marks_do_not_part_a_value_from_its_unit_or_a_name():
+    from agents.checking.check import unemphasised
+
+    assert unemphasised("About **48** minutes (**2.9** km)") == "About 48 minutes (2.9 km)"
+    assert unemphasised("**status**.acme.io, `web-1`") == "status.acme.io, web-1"
+    assert unemphasised("3 * 4 = 12") == "3 * 4 = 12"
+
+
+def test_a_bold_restatement_is_emitted_without_a_judge():
+    answer = "**postgres** on **10.0.4.7** restarted, PID **771**, state **active**."
+    report = check_run(_run(answer, SERVICE), NO_JUDGE)
+    assert report["action"] == "emit", report["claims"]
+
+
+def test_a_number_with_its_unit_inside_a_text_the_claim_restates_matches():
+    result = {"reservation_id": "RS-1", "cancellation_policy": "free until 24h before"}
+    assert verdict("Cancellation is free until 24 hours before.", result).status == "supported"
+    assert verdict("Cancellation is free until 48 hours before.", result).status != "supported"
+
+
+def test_a_number_inside_a_matched_name_is_not_read_in_another_record():
+    result = {
+        "items": [
+            {"title": "Kestrel Noise-Cancelling 300", "price": 67.69},
+            {"title": "Brevio Noise-Cancelling 300", "price": 79.15},
+        ]
+    }
+    assert verdict("Brevio Noise-Cancelling 300 – $79.15", result).status == "supported"
+
+
+def test_the_pieces_of_an_english_contraction_are_not_residual():
+    result = verdict("You're booked: RS-1.", {"reservation_id": "RS-1"}, "book_table")
+    assert "re" not in result.residual

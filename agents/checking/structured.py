@@ -54,7 +54,8 @@ _FUNCTION_WORDS = (
     "que qui se sa son ses vous votre vos tu ton ta il elle "
     "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours "
     "queda quedan reste restent bleibt bleiben steht stehen resta restano fica font "
-    "j ai avons avez habe haben hemos han "
+    "j ai avons avez habe haben hemos han uhr e "
+    "re ll ve s d m "
     "registro registros eintrag eintrage enregistrement enregistrements resultado ergebnis "
     "resultat "
     # the English connectives above in those languages: what a tool returned, showed, found
@@ -140,7 +141,7 @@ _GLOSSARY = (
     ("customer client", "cliente kunde kundin"),
     ("address street", "direccion adresse anschrift indirizzo endereco"),
     ("phone", "telefono telephone telefon"),
-    ("email mail", "correo courriel"),
+    ("email mail", "correo courriel mail"),
     ("message", "mensaje nachricht messaggio mensagem"),
     ("invoice", "factura facture rechnung fattura fatura"),
     ("payment pay", "pago paiement zahlung pagamento"),
@@ -509,24 +510,43 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
     parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
     # the words of the text values of those records ("Mountain View, CA 94043" of an address)
+    # or of a text the claim restates (two content words of it: "free until 24h before")
     texts = [leaf for leaf in strings if 1 < len(str(leaf.value).split()) <= SHORT_TEXT_WORDS]
-    texts = [leaf for leaf in texts if _in_scope(leaf, parents, [])] if parents else []
     words_of = {
         leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
     }
+    content = {
+        t for t, _, _ in tokens if t not in STOPWORDS and t not in CONNECTIVES and t.isalpha()
+    }
+    texts = [
+        leaf
+        for leaf in texts
+        if (parents and _in_scope(leaf, parents, [])) or len(content & words_of[leaf.anchor()]) >= 2
+    ]
+    words_of = {leaf.anchor(): words_of[leaf.anchor()] for leaf in texts}
+    # a number inside an identifier the claim matched whole ("RMA-729648") is that identifier
+    pending = [e for e in pending if not _covered(covered, e[1], e[2])]
     pending = _tails(claim, pending, strings, match)
     still = []
     for element in pending:
         text, start, end, _, number = element
         holder = next(
-            (x for x in texts if number and values.ident_key(text) in words_of[x.anchor()]), None
+            (
+                x
+                for x in texts
+                if number
+                and (
+                    values.ident_key(text) in words_of[x.anchor()]
+                    or _quantity_in(text, str(x.value))
+                )
+            ),
+            None,
         )
         if holder is not None:
             match(text, start, end, holder)
         else:
             still.append(element)
-    # a number inside an identifier the claim matched whole ("RMA-729648") is that identifier
-    pending = [e for e in still if not _covered(covered, e[1], e[2])]
+    pending = still
     in_texts = set().union(*words_of.values()) if words_of else set()
     contradicted: list[Finding] = list(unit_conflicts)
     # yes/no facts: "is available" over {"available": true}
@@ -656,6 +676,18 @@ def _fee_like(leaf: Leaf) -> bool:
     """A fee, cost or price leaf (by its key path: /fee/value, /shipping_cost)."""
     return bool(set(leaf.words) & FEE_STEMS) or any(
         stem(w) in FEE_STEMS for w in values.key_words(leaf.key)
+    )
+
+
+def _quantity_in(element: str, text: str) -> bool:
+    """The claim's number with its unit is one a text value writes ("24 hours" in "free until
+    24h before")."""
+    claimed = values.quantities(element)
+    if len(claimed) != 1:
+        return False
+    return any(
+        values.same_number(claimed[0], q.value) and q.unit == claimed[0].unit
+        for q in values.quantities(text)
     )
 
 
