@@ -433,3 +433,60 @@ def test_a_number_inside_a_matched_name_is_not_read_in_another_record():
 def test_the_pieces_of_an_english_contraction_are_not_residual():
     result = verdict("You're booked: RS-1.", {"reservation_id": "RS-1"}, "book_table")
     assert "re" not in result.residual
+
+
+# ---------------------------------------------------------------- key synonyms, negated flags, args
+
+FORECAST = {"date": "2027-07-19", "temp_max_c": 14, "temp_min_c": 6, "precip_probability": 65}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "On July 19, 2027: a 65% chance of rain, a high of 14 °C and a low of 6 °C.",
+        "El 19 de julio de 2027: probabilidad de lluvia 65 %, máxima 14 °C, mínima 6 °C.",
+    ],
+)
+def test_high_low_and_chance_stand_for_max_min_and_probability(claim):
+    assert verdict(claim, FORECAST, "get_forecast").status == "supported"
+
+
+def test_a_wrong_high_is_still_not_supported():
+    claim = "On July 19, 2027: a 65% chance of rain, a high of 15 °C and a low of 6 °C."
+    assert verdict(claim, FORECAST, "get_forecast").status != "supported"
+
+
+def test_a_negation_that_is_a_yes_no_value_is_no_residue():
+    claim = "Record rec_81f2: api.example.net, TTL 300 (not proxied)."
+    assert verdict(claim, DNS, "create_dns_record").status == "supported"
+    assert verdict(claim.replace("not proxied", "not locked"), DNS, "create_dns_record").status == (
+        "contradicted"
+    )
+
+
+def _route_leaves():
+    result = {"routes": [{"distance": {"text": "2.9 km"}, "duration": {"text": "48 mins"}}]}
+    return structured.leaves(result, "get_directions", "c1")
+
+
+def test_a_time_the_call_passed_is_covered_when_the_result_holds_no_time():
+    run = {
+        "run_id": "d-1",
+        "question": "How long to the library, leaving at 08:00?",
+        "tool_results": [
+            {
+                "tool": "get_directions",
+                "call_id": "c1",
+                "args": {"destination": "library", "departure_time": "08:00"},
+                "content": {"legs": [{"duration": {"text": "48 mins"}}]},
+            }
+        ],
+        "answer": "x",
+    }
+    from agents.checking import formats
+
+    context = structured.context_words(formats.parse_run(run))
+    claim = "About 48 minutes, leaving at 08:00."
+    assert structured.check_claim(claim, _route_leaves(), context).unmatched == []
+    other = structured.check_claim("About 48 minutes, leaving at 09:00.", _route_leaves(), context)
+    assert other.unmatched == ["09:00"]

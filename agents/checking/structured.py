@@ -55,7 +55,10 @@ _FUNCTION_WORDS = (
     "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours "
     "queda quedan reste restent bleibt bleiben steht stehen resta restano fica font "
     "j ai avons avez habe haben hemos han uhr e "
-    "re ll ve s d m "
+    "re ll ve s d m geht "
+    # the records a list holds, by the names agents give them
+    "option options choice choices opcion opciones optionen choix resultados ergebnisse "
+    "resultats "
     "registro registros eintrag eintrage enregistrement enregistrements resultado ergebnis "
     "resultat "
     # the English connectives above in those languages: what a tool returned, showed, found
@@ -112,11 +115,14 @@ _GLOSSARY = (
         "deleted removed eliminado eliminada borrado borrada supprime supprimee geloscht entfernt "
         "eliminato eliminata",
     ),
-    ("send sent", "enviado enviada envoye envoyee gesendet verschickt inviato inviata"),
+    (
+        "send sent schedul",
+        "enviado enviada envoye envoyee gesendet verschickt raus inviato inviata",
+    ),
     (
         "mode set switch scale replica target",
-        "switch switches switched cambia cambiara passe passera bascule basculera wechselt "
-        "schaltet",
+        "switch switches switched cambia cambiara pasa pasara passe passera bascule basculera "
+        "wechselt schaltet",
     ),
     ("stage phase", "etapa etape fase stufe"),
     ("close", "cierre cloture abschluss chiusura fechamento"),
@@ -158,7 +164,14 @@ _GLOSSARY = (
     ("night", "noche noches nuit nuits nacht nachte notte notti"),
     ("weather", "tiempo meteo temps wetter"),
     ("forecast", "pronostico prevision previsions vorhersage previsione previsao"),
-    ("rain precip", "lluvia pluie regen pioggia chuva"),
+    ("rain precip shower", "rain lluvia pluie regen pioggia chuva"),
+    ("max high", "high highest maximum maxima maximo maximale hochst hochstwert massima"),
+    ("min low", "low lowest minimum minima minimo minimale tiefst tiefstwert"),
+    (
+        "prob precip chanc",
+        "chance probability probabilidad probabilite wahrscheinlichkeit probabilita",
+    ),
+    ("rate price cost ship", "postage porto affranchissement franqueo"),
     ("wind", "viento vent wind vento"),
     ("humid", "humedad humidite luftfeuchtigkeit feuchtigkeit umidita umidade"),
     ("distanc", "distancia entfernung distanza"),
@@ -451,6 +464,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
             match(text, moment.start, moment.end, pair[0])
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
+        elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
+            # a time the call passed ("leaving at 08:00") that no date or time of the result
+            # could be meant by
+            covered.append((moment.start, moment.end))
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, moment.start, moment.end, rivals, False))
@@ -615,6 +632,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         vocab = _vocabulary(leaves_, keys, own_keys, context_words)
         residual = [t for t in residual if not _glossed(t, vocab) and not _cognate(t, vocab)]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
+    if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
+        residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
@@ -787,6 +806,18 @@ def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> 
     return False
 
 
+def _rival_moment(moment: values.Moment, moments_: list[tuple[Leaf, values.Moment]]) -> bool:
+    return any(
+        (moment.time and m.time) or (moment.date and m.date and not moment.time)
+        for _, m in moments_
+    )
+
+
+def _moment_key(moment: values.Moment) -> str:
+    """A date or time as `context_words` holds an argument's ("@2027-03-09T19:30")."""
+    return f"@{moment.date or ''}T{moment.time or ''}"
+
+
 def _date_and_time(
     moment: values.Moment, moments_: list[tuple[Leaf, values.Moment]]
 ) -> tuple[Leaf, Leaf] | None:
@@ -951,9 +982,25 @@ def context_words(run: AgentRun) -> set[str]:
         if not call.args_error:
             for token, _, _ in values.tokens_with_spans(_flat(call.args)):
                 words |= {token, stem(token)}
+            for value in _scalars(call.args):  # a date or time argument, as a claim may say it
+                moment = values.moment_of(value)
+                if moment is not None:
+                    words |= {
+                        _moment_key(moment),
+                        _moment_key(values.Moment(moment.date, None, None, 0, 0)),
+                        _moment_key(values.Moment(None, moment.time, None, 0, 0)),
+                    }
     for result in run.results:
         words |= set(values.key_words(result.name))
     return words
+
+
+def _scalars(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _scalars(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _scalars(v)]
+    return [value]
 
 
 def _flat(value: Any) -> str:
