@@ -490,3 +490,30 @@ def test_a_time_the_call_passed_is_covered_when_the_result_holds_no_time():
     assert structured.check_claim(claim, _route_leaves(), context).unmatched == []
     other = structured.check_claim("About 48 minutes, leaving at 09:00.", _route_leaves(), context)
     assert other.unmatched == ["09:00"]
+
+
+RETURN = {
+    "rma": "RMA-4410",
+    "refund_method": "original_payment",
+    "drop_off_by": "2027-11-09",
+    "status": "AWAITING_DROP_OFF",
+}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Gib das Paket bis zum 9 November 2027 ab; die Erstattung geht auf dein ursprüngliches "
+        "Zahlungsmittel.",
+        "Entrega el paquete antes del 9 de noviembre de 2027; el reembolso irá a tu método de "
+        "pago original.",
+    ],
+)
+def test_a_return_said_as_what_to_do_restates_its_leaves(claim):
+    result = verdict(claim, RETURN, "create_return")
+    assert result.status == "supported", result.as_row()
+
+
+def test_a_changed_drop_off_date_is_not_supported():
+    claim = "Gib das Paket bis zum 19 November 2027 ab."
+    assert verdict(claim, RETURN, "create_return").status != "supported"

@@ -55,7 +55,7 @@ _FUNCTION_WORDS = (
     "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours "
     "queda quedan reste restent bleibt bleiben steht stehen resta restano fica font "
     "j ai avons avez habe haben hemos han uhr e "
-    "re ll ve s d m geht "
+    "re ll ve s d m geht ira va antes avant vor prima "
     # the records a list holds, by the names agents give them
     "option options choice choices opcion opciones optionen choix resultados ergebnisse "
     "resultats "
@@ -172,6 +172,10 @@ _GLOSSARY = (
         "chance probability probabilidad probabilite wahrscheinlichkeit probabilita",
     ),
     ("rate price cost ship", "postage porto affranchissement franqueo"),
+    ("package parcel shipment return label", "paket paquete colis pacco pacote"),
+    ("drop", "gib ab abgeben entrega entregar deposer deposez deposez consegna"),
+    ("original", "ursprunglich ursprungliche ursprungliches ursprunglichen originale originel"),
+    ("method payment", "zahlungsmittel zahlungsart metodo methode moyen mittel"),
     ("wind", "viento vent wind vento"),
     ("humid", "humedad humidite luftfeuchtigkeit feuchtigkeit umidita umidade"),
     ("distanc", "distancia entfernung distanza"),
