@@ -173,6 +173,11 @@ _GLOSSARY = (
     ),
     ("rate price cost ship", "postage porto affranchissement franqueo"),
     ("package parcel shipment return label", "paket paquete colis pacco pacote"),
+    (
+        "rating review score",
+        "valoracion puntuacion note bewertung bewertungen valutazione avaliacao",
+    ),
+    ("issue ticket incident", "incidencia incidente vorgang ticket probleme problema"),
     ("drop", "gib ab abgeben entrega entregar deposer deposez deposez consegna"),
     ("original", "ursprunglich ursprungliche ursprungliches ursprunglichen originale originel"),
     ("method payment", "zahlungsmittel zahlungsart metodo methode moyen mittel"),
