@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 
 # An acknowledgement said alone: the whole sentence is one of these.
 _ACK = (
@@ -33,6 +33,8 @@ ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*\s*[!.…]*\s
 # An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
 OFFER_RE = re.compile(
     r"(?i)^\W*(?:"
+    r"anything else\b|¿?(?:necesitas|necesita|quieres) algo más\b|autre chose\b|"
+    r"(?:brauchst du|brauchen sie|kann ich) (?:sonst )?noch\b|"
     r"let me know\b|tell me if\b|just let me know\b|feel free\b|if you(?:'d| would)? (?:like|want|"
     r"need)\b|would you like\b|want me to\b|shall i\b|should i\b|i can also\b|happy to help\b|"
     r"dime si\b|avísame\b|avisame\b|si (?:quieres|quiere|deseas|desea|necesitas|necesita)\b|"
@@ -83,10 +85,39 @@ SOURCE_LEAD_RE = re.compile(
 FACT_RE = re.compile(r"\d|\b[a-zäöü]+[A-Z]\w*|\b[A-Z]{2,}|\w_\w|@")
 
 
+# An intro before a colon that holds the facts after it: an acknowledgement ("Done:", "Listo:",
+# "Erledigt:") or a lead-in ("Voici ce que j'ai trouvé :", "Folgendes habe ich gefunden:").
+INTRO_RE = re.compile(r"^\W*(?P<intro>[^:\n]{1,60}?)\s*:\s*(?=\S)")
+
+
+def _strip_intro(text: str) -> tuple[str, int]:
+    match = INTRO_RE.match(text)
+    if not match:
+        return text, 0
+    intro = match.group("intro")
+    said = f"{intro}:"
+    if FACT_RE.search(intro) or not (ACK_RE.match(intro) or LEAD_IN_RE.match(said)):
+        return text, 0
+    return text[match.end() :], match.end()
+
+
 def strip_source_lead(text: str, names: set[str] | None = None) -> tuple[str, int]:
-    """The sentence without a lead-in naming its source, and where the rest starts. With
+    """The sentence without a lead-in naming its source, or an acknowledgement or lead-in
+    before a colon ("Listo:", "Voici ce que j'ai trouvé :"), and where the rest starts. With
     `names` (the run's tool names), only a lead-in naming one of them, or a site (a dotted
     name), is set aside."""
+    total = 0
+    while True:
+        rest, start = _strip_one(text, names)
+        if not start:
+            return text, total
+        text, total = rest, total + start
+
+
+def _strip_one(text: str, names: set[str] | None) -> tuple[str, int]:
+    rest, start = _strip_intro(text)
+    if start and re.search(r"\w", rest):
+        return rest, start
     match = SOURCE_LEAD_RE.match(text)
     if not match or not match.group(0).rstrip().endswith((":", ",")):
         return text, 0

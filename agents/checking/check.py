@@ -40,7 +40,7 @@ from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"
@@ -313,6 +313,15 @@ def for_checking(answer: str) -> str:
     return DE_ORDINAL_DATE_RE.sub(lambda m: m.group(1) + " ", answer)
 
 
+EMPHASIS_RE = re.compile(r"\*\*|__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)|`")
+
+
+def unemphasised(text: str) -> str:
+    """The claim without markdown emphasis and code marks: "**48** minutes" is "48 minutes",
+    "**status**.acme.io" is "status.acme.io" (a value and its unit, or a name's parts, as one)."""
+    return EMPHASIS_RE.sub("", text)
+
+
 def _tool_names(run: AgentRun) -> set[str]:
     return {c.name for c in run.calls} | {r.name for r in run.results if r.name}
 
@@ -361,7 +370,7 @@ def _structural(
     for row in report["claims"]:
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
             continue
-        text, _ = answer_framing.strip_source_lead(strip_markers(row["text"]), names)
+        text, _ = answer_framing.strip_source_lead(unemphasised(strip_markers(row["text"])), names)
         verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any
 
 from agents.checking.formats import AgentRun
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # The words a restatement of a result uses around its keys and values.
 _CONNECTIVES = (
@@ -50,8 +52,167 @@ _FUNCTION_WORDS = (
     "uber es sie er du ich dein deine ihr ihre sein seine laut "
     "le la les un une des du de d l et ou est sont etait a ont avec pour par sur dans au aux en "
     "que qui se sa son ses vous votre vos tu ton ta il elle "
-    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours"
+    "ya ahora aun todavia sigue jetzt schon bereits noch wieder maintenant deja encore toujours "
+    "queda quedan reste restent bleibt bleiben steht stehen resta restano fica font "
+    "j ai avons avez habe haben hemos han uhr e "
+    "re ll ve s d m geht ira va antes avant vor prima "
+    # the records a list holds, by the names agents give them
+    "option options choice choices opcion opciones optionen choix resultados ergebnisse "
+    "resultats "
+    "registro registros eintrag eintrage enregistrement enregistrements resultado ergebnis "
+    "resultat "
+    # the English connectives above in those languages: what a tool returned, showed, found
+    "devuelto devolvio devuelve muestra mostro indica dice encontrado encontrada "
+    "encontre renvoie renvoye indique montre affiche trouve trouvee liefert lieferte zeigt "
+    "zeigte meldet gibt ergab gefunden restituisce mostra trovato trovata "
+    "estado statut stato actual actuel actuelle aktuell aktuelle attuale "
+    "insgesamt gesamt totale actualmente actuellement derzeit momentan attualmente "
+    "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund"
 )
+# Words for what a call did and for the keys of a result, in English inflections and in
+# Spanish, French, German, Italian and Portuguese (folded), each row with the English stems it
+# stands for. A word is covered only where one of its stems is a key of the result, a word of a
+# tool's name, an argument or a value ("reiniciado" over restart_service, "taux" over {"rate":
+# …}): it names what the run holds and adds no fact of its own.
+_GLOSSARY = (
+    (
+        "creat reserv book confirm",
+        "created creado creada creados creadas cree creee erstellt angelegt erzeugt creato "
+        "creata criado criada hecho hecha fait faite",
+    ),
+    (
+        "book reserv event appoint meeting",
+        "booked reservado reservada reserve reservee gebucht reserviert prenotato prenotata "
+        "reservato reservata",
+    ),
+    (
+        "invit attend",
+        "invited invitado invitada invitados invite invitee invites invitees eingeladen "
+        "invitato invitata convidado convidada",
+    ),
+    ("assign", "asignado asignada zugewiesen zugeordnet assegnato assegnata atribuido atribuida"),
+    (
+        "restart reboot",
+        "restarted rebooted reiniciado reiniciada redemarre redemarree neugestartet gestartet neu "
+        "riavviato riavviata",
+    ),
+    (
+        "schedul start plan",
+        "programado programada programme programmee planifie planifiee prevu prevue geplant "
+        "eingeplant programmato programmata agendado agendada",
+    ),
+    (
+        "cancel",
+        "cancelado cancelada annule annulee storniert abgesagt annullato annullata",
+    ),
+    (
+        "updat chang modif set",
+        "updated changed modified actualizado actualizada cambiado cambiada modificado "
+        "modificada modifie modifiee aktualisiert geandert aggiornato aggiornata atualizado",
+    ),
+    (
+        "delet remov",
+        "deleted removed eliminado eliminada borrado borrada supprime supprimee geloscht entfernt "
+        "eliminato eliminata",
+    ),
+    (
+        "send sent schedul",
+        "enviado enviada envoye envoyee gesendet verschickt raus inviato inviata",
+    ),
+    (
+        "mode set switch scale replica target",
+        "switch switches switched cambia cambiara pasa pasara passe passera bascule basculera "
+        "wechselt schaltet",
+    ),
+    ("stage phase", "etapa etape fase stufe"),
+    ("close", "cierre cloture abschluss chiusura fechamento"),
+    ("rate", "taux tasa kurs wechselkurs tasso taxa"),
+    ("fee", "comision frais gebuhr gebuhren commissione"),
+    ("amount total valu", "importe monto montant betrag importo valor valeur wert"),
+    ("refund", "reembolso remboursement erstattung ruckerstattung rimborso"),
+    ("return rma", "devolucion retour rucksendung reso devolucao"),
+    ("transfer", "transferencia virement uberweisung bonifico"),
+    ("deal opportun", "oportunidad opportunite gelegenheit opportunita oportunidade"),
+    ("party guest people person size", "personas personnes personen persone pessoas people"),
+    ("code id", "codigo code kode codice identificador identifiant kennung"),
+    ("date day", "fecha datum data"),
+    ("time hour", "hora heure uhrzeit"),
+    ("price cost", "precio prix preis prezzo preco"),
+    ("mode", "modo modus"),
+    ("target setpoint", "objetivo cible ziel obiettivo"),
+    # the nouns of common API records (orders, shipments, payments, travel, weather, issues)
+    ("label", "etiqueta etiquette etikett etichetta"),
+    ("track", "seguimiento suivi sendungsverfolgung sendungsnummer tracciamento rastreamento"),
+    ("order", "pedido commande bestellung ordine encomenda"),
+    ("customer client", "cliente kunde kundin"),
+    ("address street", "direccion adresse anschrift indirizzo endereco"),
+    ("phone", "telefono telephone telefon"),
+    ("email mail", "correo courriel mail"),
+    ("message", "mensaje nachricht messaggio mensagem"),
+    ("invoice", "factura facture rechnung fattura fatura"),
+    ("payment pay", "pago paiement zahlung pagamento"),
+    ("balance", "saldo solde kontostand"),
+    ("account", "cuenta compte konto conto"),
+    ("product item", "producto produit produkt prodotto produto articulo article artikel"),
+    ("quantiti qty", "cantidad quantite menge anzahl quantita quantidade"),
+    ("stock", "existencias lager bestand magazzino estoque"),
+    ("deliver ship", "entrega livraison lieferung consegna envio expedition versand spedizione"),
+    ("arriv", "llegada arrivee ankunft arrivo chegada"),
+    ("depart", "salida depart abfahrt abflug partenza partida"),
+    ("flight", "vuelo vol flug volo voo"),
+    ("room", "habitacion chambre zimmer camera quarto"),
+    ("night", "noche noches nuit nuits nacht nachte notte notti"),
+    ("weather", "tiempo meteo temps wetter"),
+    ("forecast", "pronostico prevision previsions vorhersage previsione previsao"),
+    ("rain precip shower", "rain lluvia pluie regen pioggia chuva"),
+    ("max high", "high highest maximum maxima maximo maximale hochst hochstwert massima"),
+    ("min low", "low lowest minimum minima minimo minimale tiefst tiefstwert"),
+    (
+        "prob precip chanc",
+        "chance probability probabilidad probabilite wahrscheinlichkeit probabilita",
+    ),
+    ("rate price cost ship", "postage porto affranchissement franqueo"),
+    ("package parcel shipment return label", "paket paquete colis pacco pacote"),
+    (
+        "rating review score",
+        "valoracion puntuacion note bewertung bewertungen valutazione avaliacao",
+    ),
+    ("issue ticket incident", "incidencia incidente vorgang ticket probleme problema"),
+    ("drop", "gib ab abgeben entrega entregar deposer deposez deposez consegna"),
+    ("original", "ursprunglich ursprungliche ursprungliches ursprunglichen originale originel"),
+    ("method payment", "zahlungsmittel zahlungsart metodo methode moyen mittel"),
+    ("wind", "viento vent wind vento"),
+    ("humid", "humedad humidite luftfeuchtigkeit feuchtigkeit umidita umidade"),
+    ("distanc", "distancia entfernung distanza"),
+    ("durat", "duracion duree dauer durata duracao"),
+    ("user login", "usuario utilisateur benutzer utente"),
+    ("titl", "titulo titre titel titolo"),
+    ("descript", "descripcion beschreibung descrizione descricao"),
+    ("due deadlin", "vencimiento echeance fallig scadenza vencimento"),
+    ("seat", "asiento asientos plaza plazas place places platz platze posto posti"),
+    ("repositori repo", "repositorio depot"),
+    ("comment", "comentario commentaire kommentar commento"),
+)
+GLOSSARY: dict[str, frozenset[str]] = {}
+for _stems_of, _row_words in _GLOSSARY:
+    for _word in _row_words.split():
+        GLOSSARY[_word] = GLOSSARY.get(_word, frozenset()) | frozenset(_stems_of.split())
+# what a claim writes before the tail of an identifier it names by its end only
+TAIL_RE = re.compile(
+    r"(?:ending(?: in| with)?|ends(?: in| with)?|last (?:\w+ )?digits?|endet(?: auf| mit)?|"
+    r"endend(?: auf| mit)?|termina(?:da|do|ndo)? (?:en|con|in)|se terminant par|terminant par|"
+    r"finissant par|se termine par|che termina (?:in|con))\W{0,3}$",
+    re.IGNORECASE,
+)
+TAIL_CHARS = 3  # a tail this long at least, shorter than the identifier it ends
+COGNATE_CHARS = 5  # words this long may be cognates ("oportunidad" ~ "opportunity")
+COGNATE_RATIO = 0.8
+# endings that differ between cognates (folded): "-ación"/"-ation", "-idad"/"-ity", "-iert"/"-ed"
+_ENDING_WORDS = (
+    "aciones acion ation ations cion tion tions sion idad ite itat ity ities iert ierte ung "
+    "ungen ados adas idos idas ado ada ido ida ees ee es e s ed ing ive if ivo iva"
+)
+_ENDINGS = sorted(_ENDING_WORDS.split(), key=len, reverse=True)
 CONNECTIVES = frozenset(_CONNECTIVES.split()) | frozenset(_FUNCTION_WORDS.split())
 MIN_PREFIX = 3  # a key word this long may be the start of the claim's word ("temp")
 NAME_MIN_CHARS = 2
@@ -74,9 +235,12 @@ class Leaf:
     words: tuple[str, ...]  # the key path's words, stemmed
     value: Any
     derived: bool = False  # the count of a list ("2 meetings" over two events), not a value
+    unit: str | None = None  # a derived duration's unit: it matches a number of that unit only
+    via: str = ""  # a derived duration's other end ("end - start")
 
     def anchor(self) -> str:
-        return f"{self.tool}#{self.call_id or ''}{self.pointer}"
+        via = f" - {self.via}" if self.via else ""
+        return f"{self.tool}#{self.call_id or ''}{self.pointer}{via}"
 
 
 @dataclass
@@ -153,7 +317,65 @@ def leaves(content: Any, tool: str, call_id: str | None) -> list[Leaf]:
             found.append(Leaf(tool, call_id, pointer, str(key), path, value))
 
     walk(content, "", (), "")
-    return found
+    return found + _durations(found)
+
+
+# the keys of a span's two ends ("start"/"end", "startTime"/"endTime", "from"/"until")
+_START = "start starts begin begins from departure departs check_in"
+_END = "end ends until finish finishes to arrival arrives check_out"
+START_WORDS = frozenset(_START.split())
+END_WORDS = frozenset(_END.split())
+MAX_DURATION_MINUTES = 14 * 24 * 60
+
+
+def _durations(found: list[Leaf]) -> list[Leaf]:
+    """The time between a record's start and end leaves ("45 minutes" over a start at 18:00 and
+    an end at 18:45), in minutes and in hours: derived leaves, which alone prove nothing."""
+    timed = []
+    for leaf in found:
+        moment = None if leaf.derived else values.moment_of(leaf.value)
+        if moment is not None and moment.time and moment.date and len(moment.date) == 10:
+            timed.append((leaf, moment))
+    out: list[Leaf] = []
+    for start, one in timed:
+        for end, two in timed:
+            if not _span_ends(start.pointer, end.pointer):
+                continue
+            two = two.at(one.offset) if one.offset is not None else two
+            begin = datetime.fromisoformat(f"{one.date}T{one.time}")
+            minutes = (datetime.fromisoformat(f"{two.date}T{two.time}") - begin).total_seconds()
+            minutes /= 60
+            if not 0 < minutes <= MAX_DURATION_MINUTES:
+                continue
+            for unit, amount in (("minute", minutes), ("hour", minutes / 60)):
+                out.append(
+                    Leaf(
+                        end.tool,
+                        end.call_id,
+                        end.pointer,
+                        "duration",
+                        ("duration",),
+                        amount,
+                        derived=True,
+                        unit=unit,
+                        via=start.pointer,
+                    )
+                )
+    return out
+
+
+def _span_ends(first: str, second: str) -> bool:
+    """Two pointers that differ in one segment only, a start key in the first and an end key
+    in the second: /start/dateTime and /end/dateTime."""
+    one, two = first.split("/"), second.split("/")
+    if len(one) != len(two):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(one, two, strict=True)) if a != b]
+    if len(differ) != 1:
+        return False
+    a = set(values.key_words(one[differ[0]]))
+    b = set(values.key_words(two[differ[0]]))
+    return bool(a & START_WORDS) and bool(b & END_WORDS)
 
 
 def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
@@ -188,7 +410,13 @@ def _said(word: str, claim_stems: set[str]) -> bool:
 def _bool_words(leaf: Leaf) -> tuple[str, ...]:
     """The words of a yes/no key without its 'is'/'has' prefix: is_available -> available."""
     words = [w for w in values.key_words(leaf.key) if w not in ("is", "has", "can", "should")]
-    return _stems(words)
+    kept = [w for w in words if w not in CONNECTIVES]  # `open_now`: "open" says it
+    return _stems(kept or words)
+
+
+def _state_stems(token: str) -> set[str]:
+    """The English one-word states a word of another language says ("abierta": open)."""
+    return {stem(w) for w in values.STATE_WORDS.get(token, ()) if " " not in w}
 
 
 def _parent(anchor: str) -> str:
@@ -245,13 +473,22 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
             match(text, moment.start, moment.end, pair[0])
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
+        elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
+            # a time the call passed ("leaving at 08:00") that no date or time of the result
+            # could be meant by
+            covered.append((moment.start, moment.end))
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, moment.start, moment.end, rivals, False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
-        hits = [leaf for leaf, n in numbers if values.same_number(quantity, n)]
+        hits = [
+            leaf
+            for leaf, n in numbers
+            if (leaf.unit is None or leaf.unit == quantity.unit)
+            and (values.same_number(quantity, n) or _minor_units(quantity, leaf, leaves_))
+        ]
         if hits:
             near = [leaf for leaf in hits if _mentions(leaf, tokens)]
             hit = (near or hits)[0]
@@ -269,6 +506,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             continue
         rivals = [leaf for leaf, _ in numbers if not leaf.derived]
         pending.append((text, quantity.start, quantity.end, rivals, True))
+    # "free of charge", "gebührenfrei", "sans frais": a fee, cost or price of 0
+    for start, end in _free_spans(tokens):
+        zero = next(
+            (leaf for leaf, n in numbers if n == 0 and not leaf.derived and _fee_like(leaf)), None
+        )
+        if zero is not None and not _covered(covered, start, end):
+            match(claim[start:end], start, end, zero)
     # names, identifiers, enum and other string values
     strings = [
         leaf
@@ -292,37 +536,63 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
     parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
     # the words of the text values of those records ("Mountain View, CA 94043" of an address)
+    # or of a text the claim restates (two content words of it: "free until 24h before")
     texts = [leaf for leaf in strings if 1 < len(str(leaf.value).split()) <= SHORT_TEXT_WORDS]
-    texts = [leaf for leaf in texts if _in_scope(leaf, parents, [])] if parents else []
     words_of = {
         leaf.anchor(): {t for t, _, _ in values.tokens_with_spans(leaf.value)} for leaf in texts
     }
+    content = {
+        t for t, _, _ in tokens if t not in STOPWORDS and t not in CONNECTIVES and t.isalpha()
+    }
+    texts = [
+        leaf
+        for leaf in texts
+        if (parents and _in_scope(leaf, parents, [])) or len(content & words_of[leaf.anchor()]) >= 2
+    ]
+    words_of = {leaf.anchor(): words_of[leaf.anchor()] for leaf in texts}
+    # a number inside an identifier the claim matched whole ("RMA-729648") is that identifier
+    pending = [e for e in pending if not _covered(covered, e[1], e[2])]
+    pending = _tails(claim, pending, strings, match)
     still = []
     for element in pending:
         text, start, end, _, number = element
         holder = next(
-            (x for x in texts if number and values.ident_key(text) in words_of[x.anchor()]), None
+            (
+                x
+                for x in texts
+                if number
+                and (
+                    values.ident_key(text) in words_of[x.anchor()]
+                    or _quantity_in(text, str(x.value))
+                )
+            ),
+            None,
         )
         if holder is not None:
             match(text, start, end, holder)
         else:
             still.append(element)
-    # a number inside an identifier the claim matched whole ("RMA-729648") is that identifier
-    pending = [e for e in still if not _covered(covered, e[1], e[2])]
+    pending = still
     in_texts = set().union(*words_of.values()) if words_of else set()
     contradicted: list[Finding] = list(unit_conflicts)
     # yes/no facts: "is available" over {"available": true}
     bools = [leaf for leaf in leaves_ if isinstance(leaf.value, bool)]
+    # a key word said in another language as a state ("abierta" for `open_now`)
+    said_stems = claim_stems | {w for t, _, _ in tokens for w in _state_stems(t)}
     for leaf in bools:
         words = _bool_words(leaf)
-        if not words or not all(w in claim_stems for w in words):
+        if not words or not all(w in said_stems for w in words):
             continue
         if not _in_scope(leaf, parents, [b for b in bools if _bool_words(b) == words]):
             continue
-        spans = [(s, e) for t, s, e in tokens if stem(t) in words]
+        spans = [(s, e) for t, s, e in tokens if stem(t) in words or _state_stems(t) & set(words)]
+        said = _yes_no_after(claim, tokens, spans[-1][1])
+        if said is not None:  # "proxied false", "online: ja": the value given after its key
+            flag, flag_end = said
+            spans.append((spans[-1][1], flag_end))
         element = claim[spans[0][0] : spans[-1][1]]
         finding = Finding(element, leaf.anchor(), leaf.value, "matches", spans[0][0], spans[-1][1])
-        if negated != (not leaf.value):
+        if (flag != leaf.value) if said is not None else (negated != (not leaf.value)):
             finding.relation = "contradicts"
             contradicted.append(finding)
         else:
@@ -367,11 +637,194 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in context_words
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
+    if residual:
+        vocab = _vocabulary(leaves_, keys, own_keys, context_words)
+        residual = [t for t in residual if not _glossed(t, vocab) and not _cognate(t, vocab)]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
+    if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
+        residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
+
+
+# A yes/no value as a result's restatement writes it after its key ("proxied false", "online:
+# yes", "instant: nein"), in the languages agents answer in (folded).
+_YES = "true yes enabled si oui vrai ja wahr verdadero vero sim"
+_NO = "false no disabled none null non faux nein falsch falso"
+YES_NO = {w: True for w in _YES.split()} | {w: False for w in _NO.split()}
+_LINK_WORDS = "is was set to es est ist"  # "proxied is false", "set to true"
+_LINKS = frozenset(_LINK_WORDS.split())
+_GAP_RE = re.compile(r"\s*[:=]?\s*")
+# what may follow the yes/no word: the end of a clause ("available, no smoking" is no value)
+_FLAG_END_RE = re.compile(r"\s*(?:$|[.,;:)\]!?]|(?:and|or|y|o|et|ou|und|oder|e)\b)", re.I)
+
+
+def _yes_no_after(
+    claim: str, tokens: list[tuple[str, int, int]], end: int
+) -> tuple[bool, int] | None:
+    """The yes/no word written right after a key that ends at `end`, and where it ends."""
+    last = end
+    for token, start, stop in tokens:
+        if start < end:
+            continue
+        if not _GAP_RE.fullmatch(claim[last:start]):
+            return None
+        if token in YES_NO:
+            return (YES_NO[token], stop) if _FLAG_END_RE.match(claim, stop) else None
+        if token not in _LINKS:
+            return None
+        last = stop
+    return None
+
+
+# a charge of nothing said in one word, or as "without" and a word for a fee (folded)
+_FREE_WORDS = (
+    "free gratis gratuit gratuite gratuito gratuita kostenlos kostenfrei gebuhrenfrei "
+    "provisionsfrei spesenfrei"
+)
+FREE_WORDS = frozenset(_FREE_WORDS.split())
+_WITHOUT = frozenset(["sin", "sans", "ohne", "senza", "sem", "without", "no"])
+_FEE_WORDS = "fee fees charge charges cost costs comision comisiones frais gebuhr gebuhren kosten"
+FEE_WORDS = frozenset(_FEE_WORDS.split()) | frozenset(["commissione", "commissioni", "coste"])
+_FEE_KEYS = "fee cost price charge commission surcharge"
+FEE_STEMS = frozenset(stem(w) for w in _FEE_KEYS.split())
+
+
+def _free_spans(tokens: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    found = [(s, e) for t, s, e in tokens if t in FREE_WORDS]
+    for (one, s, _), (two, _, e) in zip(tokens, tokens[1:], strict=False):
+        if one in _WITHOUT and two in FEE_WORDS:
+            found.append((s, e))
+    return found
+
+
+def _fee_like(leaf: Leaf) -> bool:
+    """A fee, cost or price leaf (by its key path: /fee/value, /shipping_cost)."""
+    return bool(set(leaf.words) & FEE_STEMS) or any(
+        stem(w) in FEE_STEMS for w in values.key_words(leaf.key)
+    )
+
+
+def _quantity_in(element: str, text: str) -> bool:
+    """The claim's number with its unit is one a text value writes ("24 hours" in "free until
+    24h before")."""
+    claimed = values.quantities(element)
+    if len(claimed) != 1:
+        return False
+    return any(
+        values.same_number(claimed[0], q.value) and q.unit == claimed[0].unit
+        for q in values.quantities(text)
+    )
+
+
+def _tails(claim: str, pending: list, strings: list[Leaf], match: Any) -> list:
+    """A number the claim gives as the end of an identifier ("IBAN endet auf 3882", "card
+    ending in 4242") matches a string leaf that ends with it ("DE35****3882"); the rest stay."""
+    left = []
+    for element in pending:
+        text, start, end, _, number = element
+        said = TAIL_RE.search(values.fold_keeping_length(claim[max(0, start - 30) : start]))
+        tail = values.ident_key(text)
+        holder = None
+        if said and number and len(tail) >= TAIL_CHARS:
+            holder = next(
+                (
+                    leaf
+                    for leaf in strings
+                    if values.ident_key(leaf.value).endswith(tail)
+                    and len(values.ident_key(leaf.value)) > len(tail)
+                ),
+                None,
+            )
+        if holder is None:
+            left.append(element)
+        else:
+            match(claim[start:end], max(0, start - 30) + said.start(), end, holder)
+    return left
+
+
+def _vocabulary(
+    leaves_: list[Leaf], keys: set[str], own_keys: set[str], context: set[str]
+) -> set[str]:
+    """The words a restatement's other words may stand for: the results' keys, the tools'
+    names and arguments, and the words of the results' text values."""
+    words = set(keys) | set(own_keys) | set(context)
+    for leaf in leaves_:
+        if isinstance(leaf.value, str) and len(leaf.value) <= 200:
+            words |= {t for t, _, _ in values.tokens_with_spans(leaf.value) if t.isalpha()}
+    return words
+
+
+def _glossed(word: str, vocab: set[str]) -> bool:
+    """The word is one of GLOSSARY's, standing for a stem the run holds."""
+    return any(
+        v == c or (len(c) >= 4 and (v.startswith(c) or v.endswith(c)))
+        for c in GLOSSARY.get(word, ())
+        for v in vocab
+    )
+
+
+def _root(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
+def _cognate(word: str, vocab: set[str]) -> bool:
+    """The word is a cognate of a word the run holds: both at least COGNATE_CHARS long, their
+    roots (without the endings languages differ in) alike by COGNATE_RATIO ("oportunidad" ~
+    "opportunity", "calificación" ~ "qualification", "blockiert" ~ "blocked")."""
+    if len(word) < COGNATE_CHARS or not word.isalpha():
+        return False
+    root = _root(word)
+    for other in vocab:
+        if len(other) < COGNATE_CHARS or not other.isalpha():
+            continue
+        matcher = SequenceMatcher(None, root, _root(other))
+        if matcher.real_quick_ratio() >= COGNATE_RATIO and matcher.ratio() >= COGNATE_RATIO:
+            return True
+    return False
+
+
+ZERO_DECIMAL = frozenset({"jpy", "krw", "clp", "vnd", "isk"})
+
+
+def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> bool:
+    """An integer amount in the currency's minor units, as payment APIs write it ({"amount":
+    23000, "currency": "eur"}), stated in major units with that currency ("230 €")."""
+    if not quantity.currency or quantity.currency in ZERO_DECIMAL:
+        return False
+    if not isinstance(leaf.value, int) or isinstance(leaf.value, bool) or leaf.derived:
+        return False
+    if "amount" not in values.key_words(leaf.key):
+        return False
+    if abs(leaf.value / 100 - quantity.value) > 1e-9 * max(1.0, abs(quantity.value)):
+        return False
+    for other in leaves_:
+        if other.tool != leaf.tool or other.call_id != leaf.call_id:
+            continue
+        if _parent(other.pointer) != _parent(leaf.pointer) or not isinstance(other.value, str):
+            continue
+        word = values.fold(other.value).strip()
+        code = values.CURRENCY_CODES.get(word) or values.CURRENCY_SYMBOLS.get(word)
+        if "currency" in values.key_words(other.key) and code == quantity.currency:
+            return True
+    return False
+
+
+def _rival_moment(moment: values.Moment, moments_: list[tuple[Leaf, values.Moment]]) -> bool:
+    return any(
+        (moment.time and m.time) or (moment.date and m.date and not moment.time)
+        for _, m in moments_
+    )
+
+
+def _moment_key(moment: values.Moment) -> str:
+    """A date or time as `context_words` holds an argument's ("@2027-03-09T19:30")."""
+    return f"@{moment.date or ''}T{moment.time or ''}"
 
 
 def _date_and_time(
@@ -515,6 +968,7 @@ def _string_conflicts(
         for match in pattern.finditer(claim):
             start, end = match.span(1)
             word = claim[start:end].rstrip(".-")
+            end = start + len(word)  # a sentence's full stop is not the value's
             enum_like = re.fullmatch(r"[a-z][a-z0-9_-]*", str(leaf.value)) is not None
             plain = values.fold(word) in STOPWORDS or values.fold(word) in CONNECTIVES
             if not (word[:1].isupper() or enum_like) or plain or _covered(covered, start, end):
@@ -537,9 +991,25 @@ def context_words(run: AgentRun) -> set[str]:
         if not call.args_error:
             for token, _, _ in values.tokens_with_spans(_flat(call.args)):
                 words |= {token, stem(token)}
+            for value in _scalars(call.args):  # a date or time argument, as a claim may say it
+                moment = values.moment_of(value)
+                if moment is not None:
+                    words |= {
+                        _moment_key(moment),
+                        _moment_key(values.Moment(moment.date, None, None, 0, 0)),
+                        _moment_key(values.Moment(None, moment.time, None, 0, 0)),
+                    }
     for result in run.results:
         words |= set(values.key_words(result.name))
     return words
+
+
+def _scalars(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _scalars(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _scalars(v)]
+    return [value]
 
 
 def _flat(value: Any) -> str:

@@ -141,10 +141,40 @@ UNITS = {
     "s": "second",
     "seconds": "second",
     "minutes": "minute",
+    "minute": "minute",
     "min": "minute",
+    "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "second": "second",
+    "segundos": "second",
+    "segundo": "second",
+    "secondes": "second",
+    "seconde": "second",
+    "sekunden": "second",
+    "sekunde": "second",
+    "secondi": "second",
+    "minutos": "minute",
+    "minuto": "minute",
+    "minuten": "minute",
+    "minuti": "minute",
     "hours": "hour",
+    "hour": "hour",
+    "hrs": "hour",
     "h": "hour",
+    "horas": "hour",
+    "hora": "hour",
+    "heures": "hour",
+    "heure": "hour",
+    "stunden": "hour",
+    "stunde": "hour",
+    "std": "hour",
+    "ore": "hour",
     "days": "day",
+    "dias": "day",
+    "jours": "day",
+    "tage": "day",
+    "giorni": "day",
     "gb": "gb",
     "mb": "mb",
 }
@@ -152,8 +182,10 @@ UNITS = {
 _UNIT_AFTER = "|".join(
     re.escape(u) for u in sorted({*CURRENCY_CODES, *UNITS, "€", "$", "£", "¥", "₹"}, key=len)[::-1]
 )
+# a comma before four or more digits ("taux 1,0602") groups nothing: a decimal comma anywhere
 _NUMBER = (
-    r"\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
+    r"(?<![\d,])\d+,\d{4,}(?![\d,])"
+    r"|\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
     rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))|\d+(?:\.\d+)?|\.\d+"
 )
 QUANTITY_RE = re.compile(
@@ -228,9 +260,10 @@ def quantities(text: str) -> list[Quantity]:
 
 def parse_number(raw: str) -> tuple[float, int, float | None] | None:
     """(value, decimals written, other reading) of a number as written in any common locale:
-    "1,234.50" and "1.234,50" and "1 234,50" are 1234.5; "89,99" is 89.99; "1,250" is 1250
-    (a comma before three digits groups them); "4.800" is 4.8 with 4800 as its other reading
-    (a dot before three digits is a decimal point in English, a group in German)."""
+    "1,234.50" and "1.234,50" and "1 234,50" are 1234.5; "89,99" and "1,0602" are decimals (a
+    comma before other than three digits groups nothing); "1,250" is 1250 with 1.25 as its other
+    reading, and "4.800" 4.8 with 4800 (a separator before three digits is a decimal point in
+    one locale and a group in another)."""
     text = re.sub(r"[\u202f\u00a0 ']", "", raw)
     alt = None
     if "," in text and "." in text:
@@ -241,6 +274,9 @@ def parse_number(raw: str) -> tuple[float, int, float | None] | None:
         parts = text.split(",")
         if len(parts) == 2 and len(parts[1]) != 3:
             text = text.replace(",", ".")
+        elif len(parts) == 2 and 0 < len(parts[0]) <= 3 and raw.count(",") == 1:
+            alt = float(f"{parts[0]}.{parts[1]}")  # "1,060": 1060 in English, 1.06 in French
+            text = text.replace(",", "")
         else:
             text = text.replace(",", "")
     elif text.count(".") > 1:
@@ -273,7 +309,8 @@ def number_of(value: object) -> float | None:
 
 def same_number(claimed: Quantity, value: float) -> bool:
     """The claim's number states `value`: equal, or `value` rounded to the claim's precision
-    ("72°F" for 72.4), or a percent written as a share (12% for 0.12)."""
+    ("72°F" for 72.4), or a percent written as a share (12% for 0.12), or the other reading
+    of an ambiguous writing equal to it."""
     candidates = [value]
     if claimed.unit == "percent":
         candidates.append(value * 100)
@@ -282,7 +319,8 @@ def same_number(claimed: Quantity, value: float) -> bool:
             return True
         if round(candidate, claimed.decimals) == claimed.value and abs(candidate) >= 1:
             return True
-    return False
+    # a writing read two ways ("12.500 €", "1,060") states the value either reading equals
+    return claimed.alt is not None and abs(claimed.alt - value) <= 1e-9 * max(1.0, abs(value))
 
 
 # ---------------------------------------------------------------- dates and times
@@ -602,6 +640,12 @@ _STATES = (
     "unqualified|no calificado|no calificada|nicht qualifiziert|non qualifie|non qualifiee",
     "restarted|reiniciado|reiniciada|neu gestartet|redemarre|redemarree",
     "available|disponible|verfugbar",
+    "daily|every day|each day|diario|diaria|a diario|cada dia|todos los dias|taglich|jeden tag|"
+    "quotidien|quotidienne|tous les jours|chaque jour|ogni giorno|giornaliero|todos os dias",
+    "weekly|every week|each week|semanal|cada semana|wochentlich|jede woche|hebdomadaire|"
+    "chaque semaine|toutes les semaines|settimanale|ogni settimana",
+    "monthly|every month|each month|mensual|cada mes|monatlich|jeden monat|mensuel|mensuelle|"
+    "chaque mois|tous les mois|mensile|ogni mese",
 )
 # States that exclude each other (the first word of each row): a record said to be in one while
 # its leaf holds the other is contradicted. Other states may hold together ("scheduled" and
@@ -643,10 +687,18 @@ def opposite_state_spans(value: object, text: str) -> list[tuple[int, int]]:
     return _spans_of(OPPOSITE_WORDS, value, text)
 
 
+# an enum member written as one token: "AWAITING_DROP_OFF", "pending_review" (not a title)
+ENUM_VALUE_RE = re.compile(r"[A-Z]+(?:[_-][A-Z]+){1,3}|[a-z]+(?:[_-][a-z]+){1,3}")
+
+
 def _spans_of(table: dict[str, frozenset[str]], value: object, text: str) -> list[tuple[int, int]]:
     if not isinstance(value, str):
         return []
     said = table.get(fold(value).replace("_", " ").strip())
+    if not said and table is STATE_WORDS and ENUM_VALUE_RE.fullmatch(value):
+        # an enum member of several words ("AWAITING_DROP_OFF"): its state word, "awaiting"
+        words = re.findall(r"[a-z]+", fold(value))
+        said = frozenset().union(*(table.get(w, frozenset()) for w in words)) if words else None
     if not said:
         return []
     folded = fold_keeping_length(text)
