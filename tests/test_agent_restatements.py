@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import check_run, structured
+from agents.checking import check_run, restatement_words, structured
 from agents.checking.answer_framing import is_framing, strip_source_lead
 from stages.common import values
 
@@ -246,10 +246,10 @@ def test_cognates_and_key_words_of_other_languages_are_covered(claim):
 
 
 def test_cognates_need_long_alike_roots():
-    assert structured._cognate("oportunidad", {"opportunity"})
-    assert structured._cognate("blockiert", {"blocked"})
-    assert not structured._cognate("ordenador", {"order"})
-    assert not structured._cognate("pago", {"page"})  # too short to tell
+    assert restatement_words.cognate("oportunidad", {"opportunity"})
+    assert restatement_words.cognate("blockiert", {"blocked"})
+    assert not restatement_words.cognate("ordenador", {"order"})
+    assert not restatement_words.cognate("pago", {"page"})  # too short to tell
 
 
 # ---------------------------------------------------------------- recurrence words
