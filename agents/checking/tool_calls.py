@@ -550,7 +550,7 @@ def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], sc
     which = "required argument" if required else "argument"
     wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
     used = {t for t, _, _ in values.tokens_with_spans(provenance.flat_text(call.args))}
-    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    unsourced = [t.pointer for t in checked if t.status not in provenance.SOURCED]
     if unsourced and not wanted & used:
         return (
             f"nothing the user wrote occurs in its arguments and the {which}(s) "
@@ -595,7 +595,8 @@ def verify_call(
         origins = origins_before(run, call.position, allowlist)
         found = identifiers(call.args)
         traces = provenance.trace_call(call, run, allowlist, set(found))
-        grounded = [str(t.value) for t in traces if t.status == "grounded"]
+        # a value grounded, or one the agent must make up itself (an idempotency key)
+        grounded = [str(t.value) for t in traces if t.status in provenance.SOURCED]
         invented = [i for i in found if not known_from(origins, i)]
         invented = _without_declared_defaults(invented, call.args, declared, call.name)
         # a value the tool's declaration (enum, default) or a message grounds is not invented
@@ -604,7 +605,9 @@ def verify_call(
             for i in invented
             if not (
                 any(i in g for g in grounded)
-                and not any(i in str(t.value) and t.status != "grounded" for t in traces)
+                and not any(
+                    i in str(t.value) and t.status not in provenance.SOURCED for t in traces
+                )
             )
         ]
         errors += [
