@@ -674,7 +674,7 @@ def trace_call(
     sources = sources_before(run, call, allowlist)
     tokenized = [(s, values.tokens_with_spans(s.text)) for s in sources]
     users = [s for s in sources if s.name.startswith("user turn")]
-    relative = any(is_relative(s.text) for s in users)
+    relative = any(is_relative(run_clock.without_clock(s.text)) for s in users)
     spans = [d for s in users for d in durations(s.text)]
     clock = run_clock.clock_of(run.user_texts)
     resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
@@ -749,7 +749,7 @@ def trace_call(
         if (
             near is None
             and kind in ("key", "identifier")
-            and (parts := _composed_of(str(value), tokenized, declaration))
+            and (parts := _composed_of(str(value), key, tokenized, declaration))
         ):
             traces.append(Trace(pointer, value, kind, "grounded", f"composed of {parts}"))
             continue
@@ -904,6 +904,7 @@ COMPOSED_SPLIT_RE = re.compile(r"[-_./:]+|(?<=[a-z])(?=[A-Z])")
 
 def _composed_of(
     value: str,
+    key: str,
     tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
     declaration: Source | None,
 ) -> str | None:
@@ -911,8 +912,8 @@ def _composed_of(
     from "tcp", "5432" and "198.155.20.0"): every part with a digit is a word of a message (a
     value or a part of one), every other part a word of a message or the declaration or a
     plain word (a part of one or two characters, as "2m" or "v2", is a word); at least one part
-    comes from a message, a word in any of its forms ("temperatures"). Returns the messages it
-    came from."""
+    comes from a message, a word in any of its forms ("temperatures"), unless the argument is
+    not named as an id ("hourly": "temperature_2m"). Returns where its parts came from."""
     parts = [p for p in COMPOSED_SPLIT_RE.split(value) if p]
     if len(parts) < 2 or _random_case(value):
         return None
@@ -938,7 +939,10 @@ def _composed_of(
             any(c.isdigit() for c in key) or not (key in declared_words or _plain_word(part))
         ):
             return None
-    return ", ".join(dict.fromkeys(used)) if used else None
+    if used:
+        return ", ".join(dict.fromkeys(used))
+    named_id = set(values.key_words(key)) & set(GENERATED_ID_HEADS + ("uuid", "number", "no"))
+    return None if named_id else "words"
 
 
 def _plain_word(part: str) -> bool:

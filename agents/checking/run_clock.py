@@ -100,6 +100,19 @@ HOUR_RE = re.compile(
 )
 
 
+# an hour written with its unit anywhere ("demain 7h", "19h30", "17 Uhr")
+H_TIME_RE = re.compile(r"(?<![\w.,:])(\d{1,2})\s?(?:h|uhr)(\d{2})?(?![\w])", re.IGNORECASE)
+
+
+def without_clock(text: str) -> str:
+    """A message without the words that state the run's clock ("Today is Friday, 2026-12-04"),
+    which date nothing the user asks."""
+    folded = values.fold_keeping_length(text)
+    for match in reversed(list(TODAY_RE.finditer(folded))):
+        text = text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
+    return text
+
+
 @dataclass(frozen=True)
 class Clock:
     today: date
@@ -176,6 +189,10 @@ def times_in(text: str) -> list[str]:
     """The times of day ('HH:MM') a message names, in any of the common writings."""
     folded = values.fold_keeping_length(text)
     found = [m.time for m in values.moments(text) if m.time]
+    for match in H_TIME_RE.finditer(folded):
+        hour, minute = int(match.group(1)), int(match.group(2) or 0)
+        if hour <= 24 and minute <= 59:
+            found.append(f"{hour % 24:02d}:{minute:02d}")
     for match in HOUR_RE.finditer(folded):
         hour, minute = int(match.group(1)), int(match.group(2) or 0)
         if hour > 24 or minute > 59:

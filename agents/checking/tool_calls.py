@@ -287,6 +287,33 @@ def identifiers(args: Any, key: str = "") -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# the head noun of an argument's name that makes it a text the agent writes ("email_subject",
+# "message_body", "invoice_note"), whatever identifier word comes before it
+TEXT_HEADS = (
+    "subject",
+    "body",
+    "message",
+    "text",
+    "title",
+    "note",
+    "notes",
+    "description",
+    "comment",
+    "content",
+    "summary",
+    "reason",
+    "memo",
+    "caption",
+    "greeting",
+    "instructions",
+)
+
+
+def _names_text(key: str) -> bool:
+    words = values.key_words(key)
+    return bool(words) and words[-1].lower() in TEXT_HEADS and len(words) > 1
+
+
 def _string_identifiers(value: str, key: str) -> list[str]:
     text = value.strip()
     if not text or values.moment_of(text) is not None:
@@ -303,7 +330,13 @@ def _string_identifiers(value: str, key: str) -> list[str]:
     found += [m.group(0) for m in CODE_RE.finditer(rest)]
     found += [m.group(0) for m in LONG_NUMBER_RE.finditer(rest)]
     found = [f for f in found if not is_date(f)]
-    named = not found and not is_date(text) and ID_NAME_RE.search(key) and len(text) <= 80
+    named = (
+        not found
+        and not is_date(text)
+        and ID_NAME_RE.search(key)
+        and len(text) <= 80
+        and not _names_text(key)
+    )
     # an argument named as an identifier: its value is one, unless it is plain words
     if named and (any(c.isdigit() for c in text) or not PLAIN_VALUE_RE.match(text)):
         found.append(text)
