@@ -1,0 +1,195 @@
+"""Argument provenance by the run's clock and by the declaration, one rule a test: dates and
+times the user wrote relative to the date a run states (in any of six languages), Unix times,
+E.164 numbers, values the agent must generate, names composed of the user's values, literals
+inside a query, text the agent writes. Each valid value passes; the same value changed by one
+character is flagged. Examples written here, none taken from an eval set."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from agents.checking import parse_run, run_clock, tool_calls
+
+SYSTEM = "Current date: {today} ({weekday}). User timezone: {zone}. Use the tools."
+
+PROPERTIES = {
+    "start": {"type": "string"},
+    "end_at": {"type": "integer", "description": "POSIX timestamp when it ends"},
+    "to": {"type": "string", "description": "E.164 number"},
+    "idempotency_key": {"type": "string"},
+    "request_ref": {"type": "string", "description": "A unique key you generate"},
+    "payment_id": {"type": "string"},
+    "name": {"type": "string"},
+    "query": {"type": "string"},
+    "prefix": {"type": "string"},
+    "email_subject": {"type": "string"},
+    "fields": {"type": "array", "items": {"type": "string"}},
+}
+
+
+def validate(request: str, args: dict, today: str = "2026-03-30", zone: str = "Europe/Madrid"):
+    day = dt.date.fromisoformat(today)
+    system = SYSTEM.format(today=today, weekday=day.strftime("%A"), zone=zone)
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "do_it",
+            "description": "Carry out an office task",
+            "parameters": {"type": "object", "properties": PROPERTIES},
+        },
+    }
+    run = parse_run(
+        {
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": request},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "do_it", "arguments": args},
+                        }
+                    ],
+                },
+            ],
+            "tools": [tool],
+        }
+    )
+    return tool_calls.verify_run(run, [], set())[0]
+
+
+def assert_valid(request: str, args: dict, **clock: str) -> None:
+    validation = validate(request, args, **clock)
+    assert validation.status == "valid", validation.errors
+
+
+def assert_flagged(request: str, args: dict, **clock: str) -> None:
+    validation = validate(request, args, **clock)
+    assert validation.status == "invalid", validation.provenance
+
+
+def test_clock_read_from_the_system_turn() -> None:
+    clock = run_clock.clock_of(["Today is Friday, 2026-12-04. The user's time zone is Asia/Tokyo."])
+    assert clock is not None and clock.today == dt.date(2026, 12, 4)
+    assert str(clock.zone) == "Asia/Tokyo"
+    assert run_clock.clock_of(["no date here"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("pasado mañana", dt.date(2026, 4, 1)),
+        ("übermorgen", dt.date(2026, 4, 1)),
+        ("tomorrow", dt.date(2026, 3, 31)),
+        ("am Freitag", dt.date(2026, 4, 3)),
+        ("lundi", dt.date(2026, 4, 6)),
+        ("in 3 days", dt.date(2026, 4, 2)),
+        ("Apr 22", dt.date(2026, 4, 22)),
+        ("the 3rd of March", dt.date(2026, 3, 3)),
+        ("am 4.3.", dt.date(2026, 3, 4)),
+        ("since Feb 12", dt.date(2026, 2, 12)),
+    ],
+)
+def test_relative_and_yearless_dates_resolve(text: str, wanted: dt.date) -> None:
+    clock = run_clock.Clock(dt.date(2026, 3, 30), None)
+    assert wanted in run_clock.dates_in(text, clock)
+
+
+def test_day_after_tomorrow_is_not_tomorrow() -> None:
+    clock = run_clock.Clock(dt.date(2026, 3, 30), None)
+    assert run_clock.dates_in("pasado mañana", clock) == [dt.date(2026, 4, 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("a las 8 de la tarde", "20:00"),
+        ("alle 20", "20:00"),
+        ("às 20h", "20:00"),
+        ("zwischen 9 und 17 Uhr", "09:00"),
+        ("between 9 and 5", "17:00"),
+        ("demain 7h", "07:00"),
+        ("à 20h30", "20:30"),
+    ],
+)
+def test_local_times(text: str, wanted: str) -> None:
+    assert wanted in run_clock.times_in(text)
+
+
+def test_relative_date_time_grounded_and_one_digit_off_flagged() -> None:
+    request = "Crea un Zoom pasado mañana a las 10:30"
+    assert_valid(request, {"start": "2026-04-01T10:30:00"})
+    assert_flagged(request, {"start": "2026-04-01T10:40:00"})
+    assert_flagged(request, {"start": "2026-04-02T10:30:00"})
+
+
+def test_offset_and_utc_writings_of_a_local_time() -> None:
+    request = "are they free on 4.3. between 9 and 17 Uhr?"
+    assert_valid(request, {"start": "2026-03-04T17:00:00+01:00"})
+    assert_valid(request, {"start": "2026-03-04T16:00:00Z"})
+    assert_flagged(request, {"start": "2026-03-04T17:40:00+01:00"})
+
+
+def test_unix_time_of_the_users_date_and_time() -> None:
+    request = "mute it until tomorrow at 8:30pm"
+    stamp = int(
+        dt.datetime(2026, 3, 31, 20, 30, tzinfo=dt.timezone(dt.timedelta(hours=2))).timestamp()
+    )
+    assert_valid(request, {"end_at": stamp})
+    assert_valid(request, {"end_at": stamp * 1000})
+    assert_flagged(request, {"end_at": stamp + 600})
+
+
+def test_unix_time_read_in_utc() -> None:
+    stamp = int(dt.datetime(2026, 4, 22, 9, 0, tzinfo=dt.UTC).timestamp())
+    assert_valid("post it Apr 22 at 9 am", {"end_at": stamp})
+
+
+def test_e164_number_from_a_local_writing() -> None:
+    assert_valid("SMS al 612 34 17 46", {"to": "+34612341746"})
+    assert_valid("text (617) 555-0134", {"to": "+16175550134"}, zone="America/New_York")
+    assert_flagged("SMS al 612 34 17 46", {"to": "+34612341747"})
+    # another country's code is not implied by a Madrid run
+    assert_flagged("SMS al 612 34 17 46", {"to": "+33612341746"})
+
+
+def test_generated_keys_by_declaration() -> None:
+    request = "refund 12.50 EUR on payment pay_8FQ2KZ1"
+    key = "6f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f"
+    validation = validate(request, {"idempotency_key": key, "payment_id": "pay_8FQ2KZ1"})
+    assert validation.status == "valid", validation.errors
+    assert (
+        next(t for t in validation.provenance if t["pointer"] == "/idempotency_key")["status"]
+        == "generated"
+    )
+    assert_valid(request, {"request_ref": "R-558211", "payment_id": "pay_8FQ2KZ1"})
+    # an id the user or a result must give is never generated
+    assert_flagged(request, {"idempotency_key": key, "payment_id": "pay_8FQ2KZ9X"})
+
+
+def test_name_composed_of_the_users_values() -> None:
+    request = "open tcp port 5432 to 198.155.20.0/28"
+    assert_valid(request, {"name": "allow-tcp-5432-198-155-20-0"})
+    assert_flagged(request, {"name": "allow-tcp-5433-198-155-20-0"})
+
+
+def test_literals_inside_a_query() -> None:
+    request = "how many orders over £100 since Feb 12?"
+    query = "SELECT COUNT(*) FROM orders WHERE currency = 'GBP' AND total_cents > 10000"
+    assert_valid(request, {"query": f"{query} AND created_at >= '2026-02-12'"})
+    assert_flagged(request, {"query": f"{query} AND created_at >= '2026-02-13'"})
+    assert_valid("logs under alb/ for Feb 4?", {"prefix": "alb/2026/02/04/"})
+    assert_flagged("logs under alb/ for Feb 4?", {"prefix": "alb/2026/12/04/"})
+
+
+def test_text_the_agent_writes_is_not_an_identifier() -> None:
+    assert_valid("send a payout to ana@example.com", {"email_subject": "You have a payout!"})
+
+
+def test_declared_words_in_a_value() -> None:
+    assert_valid("hourly temps for Leeds", {"fields": ["temperature_2m"]})
