@@ -755,6 +755,7 @@ def trace_call(
             continue
         if (
             near is None
+            and kind in ("key", "identifier", "text")
             and declaration
             and _grounded_in(
                 value, kind, declaration.text, values.tokens_with_spans(declaration.text)
@@ -762,9 +763,22 @@ def trace_call(
         ):
             traces.append(Trace(pointer, value, kind, "grounded", declaration.name))
             continue
-        if kind in ("date", "datetime") and relative and near is None:
-            # "3 nights from 1st June", "yesterday": a date the model computed
-            traces.append(Trace(pointer, value, kind, "unverified"))
+        if kind in ("date", "datetime") and relative:
+            # "3 nights from 1st June", "last week": a date the model computed, unless it is one
+            # digit away from a date the run's clock resolves ("pasado mañana")
+            wanted = values.moment_of(str(value))
+            off = next(
+                (
+                    (name, n)
+                    for name, ms in resolved.items()
+                    if wanted and (n := _resolved_one_off(wanted, ms))
+                ),
+                None,
+            )
+            if off:
+                traces.append(Trace(pointer, value, kind, "changed", off[0], off[1]))
+            else:
+                traces.append(Trace(pointer, value, kind, "unverified"))
         elif near is not None:
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":

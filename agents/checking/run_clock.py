@@ -26,6 +26,10 @@ TODAY_RE = re.compile(
     r"\W{0,3}(?:is|ist|es|est|è|é)?\W{0,2}(?:[^\W\d]+,?\s+)?(\d{4}-\d{2}-\d{2})\b",
     re.IGNORECASE,
 )
+TODAY_WORDS_RE = re.compile(
+    r"\b(?:today|current date|heute|hoy|aujourd'hui|oggi|hoje)\b\W{0,3}(?:is|ist|es|est|è|é)?",
+    re.IGNORECASE,
+)
 ZONE_RE = re.compile(r"\b(?:[A-Z][A-Za-z]+/[A-Z][A-Za-z_-]+(?:/[A-Z][A-Za-z_-]+)?|UTC)\b")
 # Unix time in seconds or milliseconds between 2000 and 2100: a moment, not a count
 EPOCH_SECONDS = (946684800, 4102444800)
@@ -138,6 +142,12 @@ def clock_of(texts: list[str]) -> Clock | None:
                 return Clock(date.fromisoformat(match.group(1)), zone)
             except ValueError:
                 continue
+    for text in texts:  # "Today is May 5, 2023": a date in any writing right after the words
+        for match in TODAY_WORDS_RE.finditer(values.fold_keeping_length(text)):
+            after = text[match.end() : match.end() + 40]
+            found = [m for m in values.moments(after) if m.date and len(m.date) == 10]
+            if found and found[0].start <= 16:
+                return Clock(date.fromisoformat(found[0].date), zone)
     return None
 
 
