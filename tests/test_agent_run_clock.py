@@ -26,6 +26,7 @@ PROPERTIES = {
     "prefix": {"type": "string"},
     "email_subject": {"type": "string"},
     "fields": {"type": "array", "items": {"type": "string"}},
+    "unit_amount": {"type": "number"},
 }
 
 
@@ -193,3 +194,17 @@ def test_text_the_agent_writes_is_not_an_identifier() -> None:
 
 def test_declared_words_in_a_value() -> None:
     assert_valid("hourly temps for Leeds", {"fields": ["temperature_2m"]})
+
+
+def test_a_sum_of_money_one_digit_off() -> None:
+    assert_valid("invoice 20 hours at 85 €/h", {"unit_amount": 85})
+    assert_flagged("invoice 20 hours at 85 €/h", {"unit_amount": 89})
+    # arithmetic on the user's numbers is not a copy error
+    traced = validate("2 tickets at $40 each", {"unit_amount": 80}).provenance
+    assert traced[0]["status"] == "unverified"
+
+
+def test_a_number_inside_a_query_one_digit_off() -> None:
+    request = "how many orders over £2,500?"
+    assert_valid(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250000"})
+    assert_flagged(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250200"})

@@ -497,8 +497,14 @@ def _near(
         short = len(shown.replace(".", "")) < MIN_NEAR_DIGITS
         if short and len(shown) < 2:
             return None
-        for readings, quantity in _number_readings(text):
-            if short and not _beside(name, quantity.start, quantity.end, tokens):
+        written = _number_readings(text)
+        money = short and _names_amount(name) and not _derivable(number, written)
+        for readings, quantity in written:
+            if (
+                short
+                and not _beside(name, quantity.start, quantity.end, tokens)
+                and not (money and quantity.currency)
+            ):
                 continue
             if any(_one_edit(_digits(r), shown, substitution_only=True) for r in readings):
                 return text[quantity.start : quantity.end]
@@ -543,6 +549,25 @@ def _resolved_one_off(wanted: values.Moment, resolved: list[values.Moment]) -> s
         if _moment_one_off(wanted, known):
             return f"{known.date or ''}T{known.time or ''}".strip("T")
     return None
+
+
+# the words of an argument's path that make it a sum of money ("/items/0/amount/value")
+AMOUNT_WORDS = ("amount", "price", "cost", "total", "fee", "money", "sum", "betrag", "importe")
+
+
+def _names_amount(name: str) -> bool:
+    return any(w.lower().startswith(AMOUNT_WORDS) for w in values.key_words(name))
+
+
+def _derivable(number: float, written: list[tuple[set[float], values.Quantity]]) -> bool:
+    """The number is the sum or product of two numbers of the text ("2 tickets at $40": 80):
+    arithmetic, not a copy error."""
+    found = [r for readings, _ in written for r in readings]
+    return any(
+        _same_number(a + b, number) or _same_number(a * b, number)
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+    )
 
 
 def _digits(number: float) -> str:
@@ -693,6 +718,7 @@ def trace_call(
     declaration = _declaration_source(run, call.name)
     traces = []
     for pointer, key, value in leaves:
+        path = " ".join(p for p in pointer.split("/") if p and not p.isdigit())
         kind = kind_of(value, key)
         if kind == "text" and str(value) in identifiers:
             kind = "identifier"
@@ -731,7 +757,7 @@ def trace_call(
             (
                 (s.name, n)
                 for s, tokens in tokenized
-                if (n := _near(value, tokens, s.text, kind, key, resolved.get(s.name)))
+                if (n := _near(value, tokens, s.text, kind, path, resolved.get(s.name)))
             ),
             None,
         )
@@ -740,6 +766,8 @@ def trace_call(
             if near is None and kind in ("text", "key", "address", "code", "identifier")
             else None
         )
+        if inner is None and near is None and kind == "code":
+            inner = _code_number_trace(pointer, value, tokenized, path)
         if inner is not None:
             traces.append(inner)
             continue
@@ -892,6 +920,28 @@ def _embedded_date_trace(
             )
             if near:
                 return Trace(pointer, match.group(0), "date", "changed", name, near)
+    return None
+
+
+CODE_NUMBER_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w.:/-])")
+
+
+def _code_number_trace(
+    pointer: str,
+    value: Any,
+    tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
+    path: str,
+) -> Trace | None:
+    """A number inside a query or formula ("total_cents > 250200") that no message holds and
+    that is one digit away from a number a message writes ("over £2,500"): changed."""
+    for match in CODE_NUMBER_RE.finditer(str(value)):
+        number = match.group(0)
+        if any(_grounded_in(number, "number", s.text, tokens) for s, tokens in tokenized):
+            continue
+        for source, tokens in tokenized:
+            near = _near(number, tokens, source.text, "number", path)
+            if near:
+                return Trace(pointer, number, "number", "changed", source.name, near)
     return None
 
 
