@@ -208,3 +208,32 @@ def test_a_number_inside_a_query_one_digit_off() -> None:
     request = "how many orders over £2,500?"
     assert_valid(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250000"})
     assert_flagged(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250200"})
+
+
+def test_integer_enum_read_by_its_described_labels() -> None:
+    PRIORITY = {
+        "description": "0 = No priority, 1 = Urgent, 2 = High, 3 = Low",
+        "enum": [0, 1, 2, 3],
+    }
+    PROPERTIES["level"] = {"type": "integer", **PRIORITY}
+    try:
+        assert_valid("file it, prioridad urgente", {"level": 1})
+        assert_flagged("file it, prioridad urgente", {"level": 2})
+    finally:
+        del PROPERTIES["level"]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "member", "other"),
+    [
+        ("share it with ana@example.com, they should only comment", "commenter", "writer"),
+        ("bitte eingehend TCP 8443 erlauben", "INGRESS", "EGRESS"),
+    ],
+)
+def test_access_roles_and_directions_named(request_text: str, member: str, other: str) -> None:
+    PROPERTIES["mode"] = {"type": "string", "enum": ["writer", "commenter", "INGRESS", "EGRESS"]}
+    try:
+        assert_valid(request_text, {"mode": member})
+        assert_flagged(request_text, {"mode": other})
+    finally:
+        del PROPERTIES["mode"]

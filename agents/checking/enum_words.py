@@ -502,6 +502,92 @@ VOCABULARY: dict[str, dict[str, Any]] = {
             "pt": "~rejeitad*, ~recusad*",
         },
     },
+    "access role": {
+        "context": "role*, rol, rolle*, ruolo, papel, access*, acces*, acceso, accesso, acesso, "
+        "zugriff*, permiss*, permis*, permes*, berechtig*, droit*, derecho*, share*, sharing, "
+        "compart*, partag*, teil*, freigeb*, condivid*",
+        "reader": {
+            "members": "reader, viewer, view, read, readonly, read_only, view_only",
+            "en": "read only, read-only, view only, view-only, ~view, ~read, ~see",
+            "es": "solo lectura, solo para ver, ~lectura, ~ver, ~leer",
+            "fr": "lecture seule, ~lecture, ~lire, ~voir, ~consulter",
+            "de": "nur lesen, nur ansehen, lesezugriff, ~lesen, ~ansehen, ~anzeigen",
+            "it": "sola lettura, solo lettura, solo per vedere, ~lettura, ~leggere, ~vedere",
+            "pt": "somente leitura, so leitura, so para ver, apenas ver, ~leitura, ~ver",
+        },
+        "commenter": {
+            "members": "commenter, comment, comments, commentator",
+            "en": "comment*",
+            "es": "coment*",
+            "fr": "comment*",
+            "de": "kommentier*, kommentar*",
+            "it": "comment*",
+            "pt": "coment*",
+        },
+        "writer": {
+            "members": "writer, editor, edit, write, read_write, readwrite, contributor",
+            "en": "~edit*, ~write, ~writer*, ~modify",
+            "es": "~edit*, ~escrib*, ~modific*",
+            "fr": "~modifi*, ~edit*, ~ecrire",
+            "de": "~bearbeit*, ~schreib*, ~editier*",
+            "it": "~modific*, ~scriv*, ~edit*",
+            "pt": "~edit*, ~escrev*, ~modific*",
+        },
+        "owner": {
+            "members": "owner, organizer",
+            "en": "~owner*, ~ownership",
+            "es": "~propietari*, ~duen*",
+            "fr": "~proprietaire*",
+            "de": "~eigentumer*, ~besitzer*, ~inhaber*",
+            "it": "~proprietari*",
+            "pt": "~proprietari*, ~dono",
+        },
+    },
+    "traffic direction": {
+        "context": "traffic, trafico, trafic, verkehr*, traffico, trafego, direction*, richtung, "
+        "direccion, sens, direzione, direcao, firewall*, rule*, regel*, regla*, regle*, "
+        "regola*, port*, connect*, verbind*, allow*, erlaub*, permit*, autoris*, consent*",
+        "ingress": {
+            "members": "ingress, inbound, incoming, in",
+            "en": "inbound, incoming, ingress",
+            "es": "entrante*, ~de entrada",
+            "fr": "entrant*",
+            "de": "eingehend*",
+            "it": "in entrata, ~entrant*",
+            "pt": "~de entrada, ~entrante*",
+        },
+        "egress": {
+            "members": "egress, outbound, outgoing, out",
+            "en": "outbound, outgoing, egress",
+            "es": "saliente*, ~de salida",
+            "fr": "sortant*",
+            "de": "ausgehend*",
+            "it": "in uscita, ~uscent*",
+            "pt": "~de saida, ~sainte*",
+        },
+    },
+    "collection method": {
+        "context": "charg*, bill*, collect*, cobr*, cobran*, factur*, invoice*, rechnung*, "
+        "fattur*, abbuch*, einzug*, prelev*, addebit*, debit*",
+        "charge_automatically": {
+            "members": "charge_automatically, automatic, auto, autopay",
+            "en": "~automatic*, autopay, auto-pay",
+            "es": "~automatic*",
+            "fr": "~automatique*",
+            "de": "~automatisch*",
+            "it": "~automatic*",
+            "pt": "~automatic*",
+        },
+        "send_invoice": {
+            "members": "send_invoice, invoice, manual",
+            "en": "~invoice*, ~bill them",
+            "es": "~factura*",
+            "fr": "~factur*",
+            "de": "~rechnung*",
+            "it": "~fattur*",
+            "pt": "~fatura*",
+        },
+    },
     "device mode": {
         "context": "mode*, modo*, modus, betriebsart*, setting*, thermostat*, termostat*, "
         "hvac, climat*, klima*, aircon*",

@@ -688,6 +688,29 @@ def _enum_choice(
     return "declared", None, None, None
 
 
+ENUM_LABEL_RE = re.compile(
+    r"(?<![\w.])(-?\d+)\s*(?:=|:|→|->|–|-)\s*([^\W\d][^,;=\n]*?)\s*(?=[,;\n]|$)"
+)
+
+
+def _enum_labels(node: dict) -> dict[int, str]:
+    """The label of each member of an integer enum, as its description writes them ("0 = No
+    priority, 1 = Urgent, 2 = High"); {} unless every member has one."""
+    enum = node.get("enum")
+    if (
+        not isinstance(enum, list)
+        or not enum
+        or not all(isinstance(m, int) and not isinstance(m, bool) for m in enum)
+    ):
+        return {}
+    found = {
+        int(m.group(1)): m.group(2).strip()
+        for m in ENUM_LABEL_RE.finditer(str(node.get("description") or ""))
+    }
+    labels = {m: found[m] for m in enum if m in found}
+    return labels if len(labels) == len(enum) and len(set(labels.values())) == len(enum) else {}
+
+
 def trace_call(
     call: ToolCall, run: AgentRun, allowlist: list[str], identifiers: set[str]
 ) -> list[Trace]:
@@ -724,7 +747,17 @@ def trace_call(
             kind = "identifier"
         node = _argument_schema(schema, pointer)
         roles = (enum_words.role_words(key), enum_words.role_words(call.name))
-        how, where, other, words = _enum_choice(value, node.get("enum"), tokenized, chosen, roles)
+        labels = _enum_labels(node)
+        if labels and not isinstance(value, bool) and value in labels:
+            # an integer enum its description names ("1 = Urgent, 2 = High"): by its labels
+            how, where, other, words = _enum_choice(
+                labels[value], list(labels.values()), tokenized, set(), roles
+            )
+            other = next((str(k) for k, v in labels.items() if v == other), other)
+        else:
+            how, where, other, words = _enum_choice(
+                value, node.get("enum"), tokenized, chosen, roles
+            )
         if how == "grounded":
             traces.append(Trace(pointer, value, kind, "grounded", where, words=words))
             continue
