@@ -45,7 +45,7 @@ from agents.checking import enum_words, run_clock
 from agents.checking.formats import AgentRun, ToolCall
 from stages.common import values
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 FLAGGED = ("changed", "invented")
 SOURCED = ("grounded", "generated")  # generated: a value the agent must make up (a nonce)
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling

@@ -58,7 +58,7 @@ from stages.common.text import (
 from stages.guardrails import groundedness
 from stages.models import embeddings
 
-VERSION = "1.6.0"
+VERSION = "1.7.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
