@@ -237,3 +237,13 @@ def test_access_roles_and_directions_named(request_text: str, member: str, other
         assert_flagged(request_text, {"mode": other})
     finally:
         del PROPERTIES["mode"]
+
+
+def test_unix_time_written_as_a_string() -> None:
+    PROPERTIES["thread_ts"] = {"type": "string"}
+    try:
+        assert_flagged("post it Apr 22 at 9 am", {"thread_ts": "1802106000.510561"})
+        stamp = int(dt.datetime(2026, 4, 22, 9, 0, tzinfo=dt.UTC).timestamp())
+        assert_valid("post it Apr 22 at 9 am", {"thread_ts": f"{stamp}.000100"})
+    finally:
+        del PROPERTIES["thread_ts"]

@@ -783,7 +783,7 @@ def trace_call(
                 Trace(pointer, value, kind, "grounded", f"'{base}' plus a duration the user gave")
             )
             continue
-        if (stamp := _epoch_trace(pointer, value, users, resolved, clock)) is not None:
+        if (stamp := _epoch_trace(pointer, value, users, resolved, clock, relative)) is not None:
             traces.append(stamp)
             continue
         near = next(
@@ -897,9 +897,12 @@ def _epoch_trace(
     users: list[Source],
     resolved: dict[str, list[values.Moment]],
     clock: run_clock.Clock | None,
+    relative: bool = False,
 ) -> Trace | None:
     """A Unix time (seconds or milliseconds) that is a date and time a message names, read in
-    the run's zone or in UTC: grounded; one digit of its date or time away from one: changed."""
+    the run's zone or in UTC: grounded; one digit of its date or time away from one: changed.
+    One written as a string that no message dates ("thread_ts": "1802106000.510561"): invented,
+    as a long number is, unless the messages date things relatively ("in two hours")."""
     zoned = run_clock.epoch_moment(value, clock)
     if zoned is None:
         return None
@@ -916,6 +919,8 @@ def _epoch_trace(
             near = _resolved_one_off(wanted, resolved.get(source.name, []))
             if near:
                 return Trace(pointer, value, "timestamp", "changed", source.name, near)
+    if isinstance(value, str) and not relative:
+        return Trace(pointer, value, "timestamp", "invented")
     return None
 
 

@@ -33,6 +33,7 @@ TODAY_WORDS_RE = re.compile(
 ZONE_RE = re.compile(r"\b(?:[A-Z][A-Za-z]+/[A-Z][A-Za-z_-]+(?:/[A-Z][A-Za-z_-]+)?|UTC)\b")
 # Unix time in seconds or milliseconds between 2000 and 2100: a moment, not a count
 EPOCH_SECONDS = (946684800, 4102444800)
+EPOCH_TEXT_RE = re.compile(r"^\d{10}(?:\.\d{1,6})?$|^\d{13}$")
 
 _WEEKDAYS = (
     "monday|lunes|montag|lundi|lunedi|segunda",
@@ -258,8 +259,11 @@ def moments(text: str, clock: Clock | None) -> list[values.Moment]:
 
 
 def epoch_moment(value: object, clock: Clock | None) -> values.Moment | None:
-    """A Unix time in seconds or milliseconds as a date-time in the run's zone (UTC when the
+    """A Unix time in seconds or milliseconds (an integer, or a string of one with a fraction
+    of a second, as Slack's "1802106000.510561") as a date-time in the run's zone (UTC when the
     run names none)."""
+    if isinstance(value, str) and EPOCH_TEXT_RE.match(value.strip()):
+        value = int(value.strip().split(".")[0])
     if isinstance(value, bool) or not isinstance(value, int):
         return None
     seconds = value / 1000 if value > EPOCH_SECONDS[1] else value
