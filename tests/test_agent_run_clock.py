@@ -247,3 +247,12 @@ def test_unix_time_written_as_a_string() -> None:
         assert_valid("post it Apr 22 at 9 am", {"thread_ts": f"{stamp}.000100"})
     finally:
         del PROPERTIES["thread_ts"]
+
+
+def test_a_code_in_capitals_one_letter_off() -> None:
+    PROPERTIES["symbol"] = {"type": "string"}
+    try:
+        assert_valid("quote NESN.SW and ROG.SW please", {"symbol": "NESN.SW"})
+        assert_flagged("quote NESN.SW and ROG.SW please", {"symbol": "NEAN.SW"})
+    finally:
+        del PROPERTIES["symbol"]
