@@ -123,10 +123,10 @@ def test_local_times(text: str, wanted: str) -> None:
 
 
 def test_relative_date_time_grounded_and_one_digit_off_flagged() -> None:
-    request = "Crea un Zoom pasado mañana a las 10:30"
-    assert_valid(request, {"start": "2026-04-01T10:30:00"})
-    assert_flagged(request, {"start": "2026-04-01T10:40:00"})
-    assert_flagged(request, {"start": "2026-04-02T10:30:00"})
+    request = "Crea una reunión pasado mañana a las 11:15"
+    assert_valid(request, {"start": "2026-04-01T11:15:00"})
+    assert_flagged(request, {"start": "2026-04-01T11:25:00"})
+    assert_flagged(request, {"start": "2026-04-02T11:15:00"})
 
 
 def test_offset_and_utc_writings_of_a_local_time() -> None:
@@ -147,16 +147,16 @@ def test_unix_time_of_the_users_date_and_time() -> None:
 
 
 def test_unix_time_read_in_utc() -> None:
-    stamp = int(dt.datetime(2026, 4, 22, 9, 0, tzinfo=dt.UTC).timestamp())
-    assert_valid("post it Apr 22 at 9 am", {"end_at": stamp})
+    stamp = int(dt.datetime(2026, 5, 12, 10, 0, tzinfo=dt.UTC).timestamp())
+    assert_valid("post it May 12 at 10 am", {"end_at": stamp})
 
 
 def test_e164_number_from_a_local_writing() -> None:
-    assert_valid("SMS al 612 34 17 46", {"to": "+34612341746"})
+    assert_valid("SMS al 611 22 33 44", {"to": "+34611223344"})
     assert_valid("text (617) 555-0134", {"to": "+16175550134"}, zone="America/New_York")
-    assert_flagged("SMS al 612 34 17 46", {"to": "+34612341747"})
+    assert_flagged("SMS al 611 22 33 44", {"to": "+34611223345"})
     # another country's code is not implied by a Madrid run
-    assert_flagged("SMS al 612 34 17 46", {"to": "+33612341746"})
+    assert_flagged("SMS al 611 22 33 44", {"to": "+33611223344"})
 
 
 def test_generated_keys_by_declaration() -> None:
@@ -174,18 +174,18 @@ def test_generated_keys_by_declaration() -> None:
 
 
 def test_name_composed_of_the_users_values() -> None:
-    request = "open tcp port 5432 to 198.155.20.0/28"
-    assert_valid(request, {"name": "allow-tcp-5432-198-155-20-0"})
-    assert_flagged(request, {"name": "allow-tcp-5433-198-155-20-0"})
+    request = "open tcp port 6379 to 203.0.113.0/24"
+    assert_valid(request, {"name": "allow-tcp-6379-203-0-113-0"})
+    assert_flagged(request, {"name": "allow-tcp-6378-203-0-113-0"})
 
 
 def test_literals_inside_a_query() -> None:
-    request = "how many orders over £100 since Feb 12?"
-    query = "SELECT COUNT(*) FROM orders WHERE currency = 'GBP' AND total_cents > 10000"
-    assert_valid(request, {"query": f"{query} AND created_at >= '2026-02-12'"})
-    assert_flagged(request, {"query": f"{query} AND created_at >= '2026-02-13'"})
-    assert_valid("logs under alb/ for Feb 4?", {"prefix": "alb/2026/02/04/"})
-    assert_flagged("logs under alb/ for Feb 4?", {"prefix": "alb/2026/12/04/"})
+    request = "how many orders over £250 since Jan 9?"
+    query = "SELECT COUNT(*) FROM orders WHERE currency = 'GBP' AND total_cents > 25000"
+    assert_valid(request, {"query": f"{query} AND created_at >= '2026-01-09'"})
+    assert_flagged(request, {"query": f"{query} AND created_at >= '2026-01-08'"})
+    assert_valid("logs under web/ for Jan 7?", {"prefix": "web/2026/01/07/"})
+    assert_flagged("logs under web/ for Jan 7?", {"prefix": "web/2026/11/07/"})
 
 
 def test_text_the_agent_writes_is_not_an_identifier() -> None:
@@ -193,21 +193,21 @@ def test_text_the_agent_writes_is_not_an_identifier() -> None:
 
 
 def test_declared_words_in_a_value() -> None:
-    assert_valid("hourly temps for Leeds", {"fields": ["temperature_2m"]})
+    assert_valid("hourly temps for Bergen", {"fields": ["temperature_2m"]})
 
 
 def test_a_sum_of_money_one_digit_off() -> None:
-    assert_valid("invoice 20 hours at 85 €/h", {"unit_amount": 85})
-    assert_flagged("invoice 20 hours at 85 €/h", {"unit_amount": 89})
+    assert_valid("invoice 12 hours at 95 €/h", {"unit_amount": 95})
+    assert_flagged("invoice 12 hours at 95 €/h", {"unit_amount": 97})
     # arithmetic on the user's numbers is not a copy error
     traced = validate("2 tickets at $40 each", {"unit_amount": 80}).provenance
     assert traced[0]["status"] == "unverified"
 
 
 def test_a_number_inside_a_query_one_digit_off() -> None:
-    request = "how many orders over £2,500?"
-    assert_valid(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250000"})
-    assert_flagged(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 250200"})
+    request = "how many orders over £3,400?"
+    assert_valid(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 340000"})
+    assert_flagged(request, {"query": "SELECT COUNT(*) FROM orders WHERE total_cents > 340100"})
 
 
 def test_integer_enum_read_by_its_described_labels() -> None:
@@ -227,7 +227,7 @@ def test_integer_enum_read_by_its_described_labels() -> None:
     ("request_text", "member", "other"),
     [
         ("share it with ana@example.com, they should only comment", "commenter", "writer"),
-        ("bitte eingehend TCP 8443 erlauben", "INGRESS", "EGRESS"),
+        ("bitte eingehenden Verkehr auf Port 443 erlauben", "INGRESS", "EGRESS"),
     ],
 )
 def test_access_roles_and_directions_named(request_text: str, member: str, other: str) -> None:
@@ -242,9 +242,9 @@ def test_access_roles_and_directions_named(request_text: str, member: str, other
 def test_unix_time_written_as_a_string() -> None:
     PROPERTIES["thread_ts"] = {"type": "string"}
     try:
-        assert_flagged("post it Apr 22 at 9 am", {"thread_ts": "1802106000.510561"})
-        stamp = int(dt.datetime(2026, 4, 22, 9, 0, tzinfo=dt.UTC).timestamp())
-        assert_valid("post it Apr 22 at 9 am", {"thread_ts": f"{stamp}.000100"})
+        assert_flagged("post it May 12 at 10 am", {"thread_ts": "1803456789.123456"})
+        stamp = int(dt.datetime(2026, 5, 12, 10, 0, tzinfo=dt.UTC).timestamp())
+        assert_valid("post it May 12 at 10 am", {"thread_ts": f"{stamp}.000100"})
     finally:
         del PROPERTIES["thread_ts"]
 
