@@ -22,6 +22,21 @@ user's and system turns (each named by its turn), the results and calls before i
   exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
   same message ("Friedrichstraße 299, Berlin").
 
+- a date or time the user wrote relative to the run's clock (the date and zone a run states:
+  `run_clock`): "pasado mañana a las 10:30", "am Freitag", "Apr 22", "am 4.3. zwischen 9 und
+  17 Uhr", in the zone's offset that day; a Unix time (seconds or milliseconds, an integer or
+  a string) by the date and time it is in the run's zone or in UTC;
+- an E.164 number by its digits as the user wrote them, with the country code of the run's
+  zone added when the user left it out;
+- a name the agent composed of the conversation's values ("allow-tcp-5432-10-0-0-0"), a word
+  the tool's declaration holds, an integer enum member by the label its description gives
+  ("1 = Urgent").
+
+An argument the agent must make up (an idempotency key, a nonce, a request / batch / client
+reference id: by its name or its description) holding a fresh value is `generated`: reported,
+never flagged. Inside a query or formula (SQL, `field:value`, `IS_BEFORE({Due}, '…')`) the
+dates and numbers are checked, not the whole string.
+
 A value that is not grounded is `changed` when something there differs from it by one
 character ("10.0.0.6" where the user wrote "10.0.0.5", "2023-11-02T20:00" for "November 1,
 2023 at 8pm", one octet, one digit of an amount of three digits or more, or of two beside the
