@@ -526,12 +526,12 @@ VOCABULARY: dict[str, dict[str, Any]] = {
         },
         "writer": {
             "members": "writer, editor, edit, write, read_write, readwrite, contributor",
-            "en": "~edit*, ~write, ~writer*, ~modify",
-            "es": "~edit*, ~escrib*, ~modific*",
-            "fr": "~modifi*, ~edit*, ~ecrire",
-            "de": "~bearbeit*, ~schreib*, ~editier*",
-            "it": "~modific*, ~scriv*, ~edit*",
-            "pt": "~edit*, ~escrev*, ~modific*",
+            "en": "~edit, ~editing, ~editor, ~write, ~writer",
+            "es": "~editar, ~edicion, ~editor*, ~escribir",
+            "fr": "~editer, ~edition, ~editeur*, ~ecrire",
+            "de": "~bearbeiten, ~schreiben, ~editieren",
+            "it": "~modificare, ~scrivere, ~editor*",
+            "pt": "~editar, ~edicao, ~editor*, ~escrever",
         },
         "owner": {
             "members": "owner, organizer",
@@ -568,7 +568,8 @@ VOCABULARY: dict[str, dict[str, Any]] = {
     },
     "collection method": {
         "context": "charg*, bill*, collect*, cobr*, cobran*, factur*, invoice*, rechnung*, "
-        "fattur*, abbuch*, einzug*, prelev*, addebit*, debit*",
+        "fattur*, abbuch*, einzug*, prelev*, addebit*, debit*, card*, karte*, tarjeta*, "
+        "carte*, carta*, cartao*, belast*, cargar*, cobrar*, payer*, pagar*, pagare*",
         "charge_automatically": {
             "members": "charge_automatically, automatic, auto, autopay",
             "en": "~automatic*, autopay, auto-pay",
