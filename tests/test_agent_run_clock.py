@@ -256,3 +256,12 @@ def test_a_code_in_capitals_one_letter_off() -> None:
         assert_flagged("quote NESN.SW and ROG.SW please", {"symbol": "NEAN.SW"})
     finally:
         del PROPERTIES["symbol"]
+
+
+def test_a_date_nobody_named_where_the_clock_resolves_every_relative_word() -> None:
+    # "tomorrow" resolves: a date of no message is invented, not computed
+    assert_valid("book it for tomorrow", {"start": "2026-03-31"})
+    assert_flagged("book it for tomorrow", {"start": "2026-05-17"})
+    # "last week" is not resolved here: a computed date stays unverified
+    traced = validate("what changed last week?", {"start": "2026-03-23"}).provenance
+    assert traced[0]["status"] == "unverified"

@@ -744,9 +744,10 @@ def trace_call(
     sources = sources_before(run, call, allowlist)
     tokenized = [(s, values.tokens_with_spans(s.text)) for s in sources]
     users = [s for s in sources if s.name.startswith("user turn")]
-    relative = any(is_relative(run_clock.without_clock(s.text)) for s in users)
-    spans = [d for s in users for d in durations(s.text)]
     clock = run_clock.clock_of(run.user_texts)
+    # with the run's clock, only what it does not resolve ("last week") dates things relatively
+    relative = any(is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users)
+    spans = [d for s in users for d in durations(s.text)]
     resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
     country = run_clock.calling_code(clock)
     leaves = arg_leaves(call.args)

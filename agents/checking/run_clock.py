@@ -196,6 +196,19 @@ def dates_in(text: str, clock: Clock) -> list[date]:
     return list(dict.fromkeys(d for d in found if d is not None))
 
 
+def unresolved(text: str) -> str:
+    """The message with what the clock resolves blanked out (the clock's own statement, "today",
+    "pasado mañana", "am Freitag", "next Friday", "in 3 days", "Apr 22", "4.3."): what is left
+    dates things in ways it does not ("last week", "this weekend", "3 days ago")."""
+    folded = values.fold_keeping_length(without_clock(text))
+    patterns = [p for _, p in DAY_WORD_RE] + [IN_DAYS_RE, NUMERIC_DAY_RE]
+    patterns += [p for p, _, _ in MONTH_DAY_RES]
+    patterns.append(re.compile(rf"(?:{NEXT_RE.pattern[:-4]}\s+)?{WEEKDAY_RE.pattern}", re.I))
+    for pattern in patterns:
+        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
+    return folded
+
+
 def times_in(text: str) -> list[str]:
     """The times of day ('HH:MM') a message names, in any of the common writings."""
     folded = values.fold_keeping_length(text)
