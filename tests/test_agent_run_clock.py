@@ -265,3 +265,12 @@ def test_a_date_nobody_named_where_the_clock_resolves_every_relative_word() -> N
     # "last week" is not resolved here: a computed date stays unverified
     traced = validate("what changed last week?", {"start": "2026-03-23"}).provenance
     assert traced[0]["status"] == "unverified"
+
+
+def test_most_reviews_is_not_the_best_rated() -> None:
+    PROPERTIES["sort_by"] = {"type": "string", "enum": ["best_match", "rating", "review_count"]}
+    try:
+        assert_valid("pizzarias em Porto com mais avaliações primeiro", {"sort_by": "review_count"})
+        assert_flagged("pizzarias em Porto com mais avaliações primeiro", {"sort_by": "rating"})
+    finally:
+        del PROPERTIES["sort_by"]

@@ -345,6 +345,15 @@ VOCABULARY: dict[str, dict[str, Any]] = {
             "it": "valutazion*, ~stelle",
             "pt": "avaliac*, classificac*, ~estrelas",
         },
+        "review count": {
+            "members": "review_count, reviews_count, num_reviews, most_reviewed, reviews",
+            "en": "most reviews, most reviewed, number of reviews, review count",
+            "es": "mas resenas, mas opiniones, mas valoraciones, numero de resenas",
+            "fr": "plus d'avis, le plus d'avis, nombre d'avis, plus de commentaires",
+            "de": "meisten bewertungen, meisten rezensionen, anzahl der bewertungen",
+            "it": "piu recensioni, numero di recensioni, piu valutazioni",
+            "pt": "mais avaliacoes, mais comentarios, numero de avaliacoes",
+        },
         "price": {
             "members": "price, cost, cheapest",
             "en": "~price*, ~cheapest, ~cost",
