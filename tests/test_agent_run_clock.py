@@ -274,3 +274,11 @@ def test_most_reviews_is_not_the_best_rated() -> None:
         assert_flagged("pizzarias em Porto com mais avaliações primeiro", {"sort_by": "rating"})
     finally:
         del PROPERTIES["sort_by"]
+
+
+def test_a_unique_id_described_is_not_generated() -> None:
+    PROPERTIES["dna_id"] = {"type": "string", "description": "Unique ID of the molecule."}
+    try:
+        assert_flagged("fetch molecule XYZ123", {"dna_id": "ACC-15733397"})
+    finally:
+        del PROPERTIES["dna_id"]
