@@ -22,6 +22,21 @@ user's and system turns (each named by its turn), the results and calls before i
   exactly and its words by prefix ("123 Main St" by "123 Main Street"), each comma part in the
   same message ("Friedrichstraße 299, Berlin").
 
+- a date or time the user wrote relative to the run's clock (the date and zone a run states:
+  `run_clock`): "pasado mañana a las 10:30", "am Freitag", "Apr 22", "am 4.3. zwischen 9 und
+  17 Uhr", in the zone's offset that day; a Unix time (seconds or milliseconds, an integer or
+  a string) by the date and time it is in the run's zone or in UTC;
+- an E.164 number by its digits as the user wrote them, with the country code of the run's
+  zone added when the user left it out;
+- a name the agent composed of the conversation's values ("allow-tcp-5432-10-0-0-0"), a word
+  the tool's declaration holds, an integer enum member by the label its description gives
+  ("1 = Urgent").
+
+An argument the agent must make up (an idempotency key, a nonce, a request / batch / client
+reference id: by its name or its description) holding a fresh value is `generated`: reported,
+never flagged. Inside a query or formula (SQL, `field:value`, `IS_BEFORE({Due}, '…')`) the
+dates and numbers are checked, not the whole string.
+
 A value that is not grounded is `changed` when something there differs from it by one
 character ("10.0.0.6" where the user wrote "10.0.0.5", "2023-11-02T20:00" for "November 1,
 2023 at 8pm", one octet, one digit of an amount of three digits or more, or of two beside the
@@ -42,11 +57,19 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import agents.checking.enum_words as enum_words
+import agents.checking.run_clock as run_clock
 from agents.checking.formats import AgentRun, ToolCall
+from agents.checking.written_values import (
+    composed_of,
+    generated,
+    random_case,
+    unsourced_ids,
+)
 from stages.common import values
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 FLAGGED = ("changed", "invented")
+SOURCED = ("grounded", "generated")  # generated: a value the agent must make up (a nonce)
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
 # a number of fewer digits one digit away is arithmetic or a conversion as often as a copy error
 # ("4" for "3 adults and 1 child", 70 for "5 ft 10 in"), unless written beside the argument's
@@ -57,11 +80,19 @@ IP_RE = re.compile(
     re.I,
 )
 IPV4_IN_TEXT_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?:/\d{1,2})?(?![\w/]|\.\d)")
-# a code inside free text: a word of four digits or more that is not a plain number or date,
-# with letters or separators ("E40213" in "Covering: Tom Becker (E40213)", "2026.06.01-3")
-EMBEDDED_ID_RE = re.compile(r"(?<![\w.-])(?=(?:[\w.-]*?\d){4})\w[\w.-]*\w(?![\w-]|\.\w)")
 EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 URL_RE = re.compile(r"^(?:https?|ftp|s3|gs)://|^www\.", re.I)
+# an argument written in a query or formula language (SQL, a search query's `field:value`, a
+# filter expression): its literals are checked, not the whole string
+CODE_LIKE_RE = re.compile(
+    r"'[^']*'|\"[^\"]*\"|[<>]=?|!=|==|\b[A-Za-z_]\w*:(?!//)\S|\b[A-Za-z_]\w*\(|\{\w[^}]*\}"
+)
+# a date inside a longer string ("alb/2027/02/04/", "after:2026/06/21", "'2026-02-12'")
+EMBEDDED_DATE_RE = re.compile(r"(?<![\d])(\d{4})([-/.])(\d{2})\2(\d{2})(?!\d)")
+# an E.164 or local phone number as a whole value, and one written in a message
+PHONE_VALUE_RE = re.compile(r"^\+?[\d\s().-]{7,22}$")
+PHONE_IN_TEXT_RE = re.compile(r"(?<![\w.+])\+?\(?\d[\d\s().-]{5,20}\d(?![\w.]\d)")
+CAPS_CODE_RE = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){3})[A-Z0-9]+(?:[._-][A-Z0-9]+)*$")
 KEY_RE = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w.:/-]{6,}$")
 _DAYS = (
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|miercoles|jueves|"
@@ -222,8 +253,12 @@ def kind_of(value: Any, key: str = "") -> str:
         return "email"
     if URL_RE.match(text):
         return "url"
+    if text.startswith("+") and PHONE_VALUE_RE.match(text) and 8 <= len(_digit_run(text)) <= 15:
+        return "phone"
     if values.number_of(text) is not None:
         return "number"
+    if CODE_LIKE_RE.search(text):
+        return "code"
     words = [t for t, _, _ in values.tokens_with_spans(text)]
     # an address has a number of its own (a house number, a postcode) beside words; a text
     # whose digits sit inside a code ("Double charge on order ORD-53278") is a text
@@ -239,7 +274,7 @@ def kind_of(value: Any, key: str = "") -> str:
     return "text"
 
 
-CHECKED_KINDS = ("date", "time", "datetime", "ip", "email", "url", "key", "address")
+CHECKED_KINDS = ("date", "time", "datetime", "ip", "email", "url", "key", "address", "phone")
 
 
 def _argument_schema(schema: Any, pointer: str) -> dict:
@@ -341,12 +376,47 @@ def _ips_in(text: str) -> list[tuple[tuple[int, ...], int | None, str]]:
     return found
 
 
-def _grounded_in(value: Any, kind: str, text: str, tokens: list[tuple[str, int, int]]) -> bool:
+def _digit_run(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def _phone_in(value: str, text: str, country: str | None) -> bool:
+    """An E.164 number ("+34612341763") in a message that writes it locally ("612 34 17 63",
+    "(617) 555-0134", "0612 34 17 63", "+34 612 34 17 63"): the same digits, with the country
+    code of the run's zone added when the message leaves it out."""
+    wanted = _digit_run(value)
+    for match in PHONE_IN_TEXT_RE.finditer(text):
+        written = _digit_run(match.group(0))
+        if len(written) < 7:
+            continue
+        if written == wanted or written.lstrip("0") == wanted.lstrip("0"):
+            return True
+        if (
+            country
+            and not match.group(0).startswith("+")
+            and wanted == country + written.lstrip("0")
+        ):
+            return True
+    return False
+
+
+def _grounded_in(
+    value: Any,
+    kind: str,
+    text: str,
+    tokens: list[tuple[str, int, int]],
+    resolved: list[values.Moment] | None = None,
+    country: str | None = None,
+) -> bool:
+    """Whether a message (`text`, its `tokens`, the dates and times it names by the run's clock:
+    `resolved`) holds the value by its meaning."""
     if kind in ("date", "time", "datetime"):
         wanted = values.moment_of(str(value))
         return wanted is not None and any(
-            _same_when(wanted, m) for m in values.moments(text, both_orders=True)
+            _same_when(wanted, m) for m in values.moments(text, both_orders=True) + (resolved or [])
         )
+    if kind == "phone":
+        return _phone_in(str(value), text, country)
     if kind == "number":
         number = _number(value)
         if number is None:
@@ -406,12 +476,6 @@ def _address_in(value: str, tokens: list[tuple[str, int, int]]) -> bool:
     return False
 
 
-def _random_case(value: str) -> bool:
-    """A generated key without digits ("cus_EbYPTLjTvsLDGF"): lower-to-upper case changes
-    inside its words, which names and camelCase words have at most once."""
-    return " " not in value and len(re.findall(r"[a-z][A-Z]", value)) >= 2
-
-
 def _beside(name: str, start: int, end: int, tokens: list[tuple[str, int, int]]) -> bool:
     """The word just before or after text[start:end] is the argument's name (or its form)."""
     words = [w for w in values.key_words(name) if len(w) >= 3]
@@ -421,7 +485,12 @@ def _beside(name: str, start: int, end: int, tokens: list[tuple[str, int, int]])
 
 
 def _near(
-    value: Any, tokens: list[tuple[str, int, int]], text: str, kind: str, name: str = ""
+    value: Any,
+    tokens: list[tuple[str, int, int]],
+    text: str,
+    kind: str,
+    name: str = "",
+    resolved: list[values.Moment] | None = None,
 ) -> str | None:
     """Something of the source one character away from the value: a copy error."""
     key = values.ident_key(str(value))
@@ -431,8 +500,14 @@ def _near(
         short = len(shown.replace(".", "")) < MIN_NEAR_DIGITS
         if short and len(shown) < 2:
             return None
-        for readings, quantity in _number_readings(text):
-            if short and not _beside(name, quantity.start, quantity.end, tokens):
+        written = _number_readings(text)
+        money = short and _names_amount(name) and not _derivable(number, written)
+        for readings, quantity in written:
+            if (
+                short
+                and not _beside(name, quantity.start, quantity.end, tokens)
+                and not (money and quantity.currency)
+            ):
                 continue
             if any(_one_edit(_digits(r), shown, substitution_only=True) for r in readings):
                 return text[quantity.start : quantity.end]
@@ -449,13 +524,19 @@ def _near(
         return None
     if len(key) < MIN_NEAR_CHARS:
         return None
-    if not any(c.isdigit() for c in key) and not _random_case(str(value)):
-        return None  # a word one letter away is a plural or an inflection, not a copy error
+    # a word one letter away is a plural or an inflection, not a copy error; a code in capitals
+    # ("BBVA.MC", a ticker) is not inflected: one letter of it replaced is a copy error
+    caps = bool(CAPS_CODE_RE.match(str(value)))
+    if not any(c.isdigit() for c in key) and not random_case(str(value)) and not caps:
+        return None
     size = len(values.tokens_with_spans(str(value))) or 1
     for width in {size - 1, size, size + 1} - {0}:
         for start in range(len(tokens) - width + 1):
             window = tokens[start : start + width]
             joined = "".join(t for t, _, _ in window)
+            shown = text[window[0][1] : window[-1][2]]
+            if caps and not (len(joined) == len(key) and shown == shown.upper()):
+                continue
             if joined != key and _one_edit(joined, key):
                 return text[window[0][1] : window[-1][2]]
     if isinstance(value, str) and (wanted := values.moment_of(value)) is not None:
@@ -463,7 +544,39 @@ def _near(
             shown = text[moment.start : moment.end]
             if _moment_one_off(wanted, moment):
                 return shown
+        return _resolved_one_off(wanted, resolved or [])
     return None
+
+
+def _resolved_one_off(wanted: values.Moment, resolved: list[values.Moment]) -> str | None:
+    """A date or time one digit away from one a message names by the run's clock ("pasado
+    mañana a las 10:30" for 10:40), in the argument's zone when it writes one."""
+    for moment in resolved:
+        known = moment.at(wanted.offset) if wanted.offset is not None else moment
+        if known.date and wanted.date and wanted.time is None and known.time is not None:
+            continue
+        if _moment_one_off(wanted, known):
+            return f"{known.date or ''}T{known.time or ''}".strip("T")
+    return None
+
+
+# the words of an argument's path that make it a sum of money ("/items/0/amount/value")
+AMOUNT_WORDS = ("amount", "price", "cost", "total", "fee", "money", "sum", "betrag", "importe")
+
+
+def _names_amount(name: str) -> bool:
+    return any(w.lower().startswith(AMOUNT_WORDS) for w in values.key_words(name))
+
+
+def _derivable(number: float, written: list[tuple[set[float], values.Quantity]]) -> bool:
+    """The number is the sum or product of two numbers of the text ("2 tickets at $40": 80):
+    arithmetic, not a copy error."""
+    found = [r for readings, _ in written for r in readings]
+    return any(
+        _same_number(a + b, number) or _same_number(a * b, number)
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+    )
 
 
 def _digits(number: float) -> str:
@@ -584,6 +697,29 @@ def _enum_choice(
     return "declared", None, None, None
 
 
+ENUM_LABEL_RE = re.compile(
+    r"(?<![\w.])(-?\d+)\s*(?:=|:|→|->|–|-)\s*([^\W\d][^,;=\n]*?)\s*(?=[,;\n]|$)"
+)
+
+
+def _enum_labels(node: dict) -> dict[int, str]:
+    """The label of each member of an integer enum, as its description writes them ("0 = No
+    priority, 1 = Urgent, 2 = High"); {} unless every member has one."""
+    enum = node.get("enum")
+    if (
+        not isinstance(enum, list)
+        or not enum
+        or not all(isinstance(m, int) and not isinstance(m, bool) for m in enum)
+    ):
+        return {}
+    found = {
+        int(m.group(1)): m.group(2).strip()
+        for m in ENUM_LABEL_RE.finditer(str(node.get("description") or ""))
+    }
+    labels = {m: found[m] for m in enum if m in found}
+    return labels if len(labels) == len(enum) and len(set(labels.values())) == len(enum) else {}
+
+
 def trace_call(
     call: ToolCall, run: AgentRun, allowlist: list[str], identifiers: set[str]
 ) -> list[Trace]:
@@ -595,24 +731,43 @@ def trace_call(
     sources = sources_before(run, call, allowlist)
     tokenized = [(s, values.tokens_with_spans(s.text)) for s in sources]
     users = [s for s in sources if s.name.startswith("user turn")]
-    relative = any(is_relative(s.text) for s in users)
+    clock = run_clock.clock_of(run.user_texts)
+    # with the run's clock, only what it does not resolve ("last week") dates things relatively
+    relative = any(is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users)
     spans = [d for s in users for d in durations(s.text)]
+    resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
+    country = run_clock.calling_code(clock)
     leaves = arg_leaves(call.args)
-    # values the run's calls chose (a user naming two members for two calls or two items)
+    # values the run's calls chose (a user naming two members for two calls or two items), and
+    # the words of the other tools' names and arguments ("my playlist" names the playlist another
+    # call adds to, not the type this search looks for)
     chosen = {
         str(v)
         for c in run.calls
         for _, _, v in arg_leaves(c.args if not c.args_error else {})
         if isinstance(v, str)
     }
+    chosen |= _other_roles(call, run)
+    declaration = _declaration_source(run, call.name)
     traces = []
     for pointer, key, value in leaves:
+        path = " ".join(p for p in pointer.split("/") if p and not p.isdigit())
         kind = kind_of(value, key)
         if kind == "text" and str(value) in identifiers:
             kind = "identifier"
         node = _argument_schema(schema, pointer)
         roles = (enum_words.role_words(key), enum_words.role_words(call.name))
-        how, where, other, words = _enum_choice(value, node.get("enum"), tokenized, chosen, roles)
+        labels = _enum_labels(node)
+        if labels and not isinstance(value, bool) and value in labels:
+            # an integer enum its description names ("1 = Urgent, 2 = High"): by its labels
+            how, where, other, words = _enum_choice(
+                labels[value], list(labels.values()), tokenized, set(), roles
+            )
+            other = next((str(k) for k, v in labels.items() if v == other), other)
+        else:
+            how, where, other, words = _enum_choice(
+                value, node.get("enum"), tokenized, chosen, roles
+            )
         if how == "grounded":
             traces.append(Trace(pointer, value, kind, "grounded", where, words=words))
             continue
@@ -621,7 +776,11 @@ def trace_call(
             continue
         own = [(s, values.tokens_with_spans(s.text)) for s in declared(schema, pointer)]
         found = next(
-            (s.name for s, tokens in own + tokenized if _grounded_in(value, kind, s.text, tokens)),
+            (
+                s.name
+                for s, tokens in own + tokenized
+                if _grounded_in(value, kind, s.text, tokens, resolved.get(s.name), country)
+            ),
             None,
         )
         if found is not None:
@@ -634,42 +793,201 @@ def trace_call(
                 Trace(pointer, value, kind, "grounded", f"'{base}' plus a duration the user gave")
             )
             continue
+        if (stamp := _epoch_trace(pointer, value, users, resolved, clock, relative)) is not None:
+            traces.append(stamp)
+            continue
         near = next(
             (
                 (s.name, n)
                 for s, tokens in tokenized
-                if (n := _near(value, tokens, s.text, kind, key))
+                if (n := _near(value, tokens, s.text, kind, path, resolved.get(s.name)))
             ),
             None,
         )
+        inner = (
+            _embedded_date_trace(pointer, value, users, resolved)
+            if near is None and kind in ("text", "key", "address", "code", "identifier")
+            else None
+        )
+        if inner is None and near is None and kind == "code":
+            inner = _code_number_trace(pointer, value, tokenized, path)
+        if inner is not None:
+            traces.append(inner)
+            continue
+        if near is None and kind in ("key", "identifier", "text") and generated(key, node, value):
+            traces.append(Trace(pointer, value, kind, "generated", "made by the agent"))
+            continue
+        if (
+            near is None
+            and kind in ("key", "identifier")
+            and (parts := composed_of(str(value), key, tokenized, declaration))
+        ):
+            traces.append(Trace(pointer, value, kind, "grounded", f"composed of {parts}"))
+            continue
+        if (
+            near is None
+            and kind in ("key", "identifier", "text")
+            and declaration
+            and _grounded_in(
+                value, kind, declaration.text, values.tokens_with_spans(declaration.text)
+            )
+        ):
+            traces.append(Trace(pointer, value, kind, "grounded", declaration.name))
+            continue
         if kind in ("date", "datetime") and relative:
-            # "3 nights from 1st June", "yesterday": a date the model computed
-            traces.append(Trace(pointer, value, kind, "unverified"))
+            # "3 nights from 1st June", "last week": a date the model computed, unless it is one
+            # digit away from a date the run's clock resolves ("pasado mañana")
+            wanted = values.moment_of(str(value))
+            off = next(
+                (
+                    (name, n)
+                    for name, ms in resolved.items()
+                    if wanted and (n := _resolved_one_off(wanted, ms))
+                ),
+                None,
+            )
+            if off:
+                traces.append(Trace(pointer, value, kind, "changed", off[0], off[1]))
+            else:
+                traces.append(Trace(pointer, value, kind, "unverified"))
         elif near is not None:
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
-        elif kind in ("text", "address") and (missing := _unsourced_ids(str(value), tokenized)):
+        elif kind in ("text", "address", "code") and (
+            missing := unsourced_ids(str(value), tokenized)
+        ):
             traces.append(Trace(pointer, missing[0], "key", "invented"))
         else:
             traces.append(Trace(pointer, value, kind, "unverified"))
     return traces
 
 
-def _unsourced_ids(
-    value: str, tokenized: list[tuple[Source, list[tuple[str, int, int]]]]
-) -> list[str]:
-    """The codes inside a free text ("E40213" in "Covering: Tom Becker (E40213)") that no
-    message holds."""
-    codes = [
-        m.group(0)
-        for m in EMBEDDED_ID_RE.finditer(value)
-        if not m.group(0).isdigit()
-        and values.number_of(m.group(0)) is None
-        and values.moment_of(m.group(0)) is None
-    ]
-    return [
-        code
-        for code in codes
-        if not any(values.find_ident(code, tokens) for _, tokens in tokenized)
-    ]
+def _other_roles(call: ToolCall, run: AgentRun) -> set[str]:
+    """The words of the names of the run's other tools (called or declared) and of their
+    arguments."""
+    names = {c.name for c in run.calls} | set(run.tools or {})
+    names.discard(call.name)
+    words: set[str] = set()
+    for name in names:
+        words |= set(values.key_words(name))
+        props = ((run.tools or {}).get(name) or {}).get("properties")
+        if isinstance(props, dict):
+            for prop in props:
+                words |= set(values.key_words(str(prop)))
+    return words
+
+
+def _declaration_source(run: AgentRun, tool: str) -> Source | None:
+    """The tool's own description and every description in its schema: the values a
+    declaration names ("hourly: temperature_2m, precipitation, ...")."""
+    parts = [run.tool_descriptions.get(tool, "")]
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "description" and isinstance(v, str):
+                    parts.append(v)
+                elif k == "enum" and isinstance(v, list):
+                    parts.append("\n".join(map(flat_text, v)))
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk((run.tools or {}).get(tool))
+    text = "\n".join(p for p in parts if p)
+    return Source("the tool's declaration", text) if text.strip() else None
+
+
+def _epoch_trace(
+    pointer: str,
+    value: Any,
+    users: list[Source],
+    resolved: dict[str, list[values.Moment]],
+    clock: run_clock.Clock | None,
+    relative: bool = False,
+) -> Trace | None:
+    """A Unix time (seconds or milliseconds) that is a date and time a message names, read in
+    the run's zone or in UTC: grounded; one digit of its date or time away from one: changed.
+    One written as a string that no message dates ("thread_ts": "1802106000.510561"): invented,
+    as a long number is, unless the messages date things relatively ("in two hours")."""
+    zoned = run_clock.epoch_moment(value, clock)
+    if zoned is None:
+        return None
+    utc = run_clock.epoch_moment(value, None)
+    floating = values.Moment(utc.date, utc.time, None, 0, 0) if utc else None
+    readings = [m for m in (zoned, floating) if m is not None]
+    for source in users:
+        known = values.moments(source.text, both_orders=True) + resolved.get(source.name, [])
+        full = [m for m in known if m.date and len(m.date) == 10 and m.time]
+        if any(_same_when(w, m) for w in readings for m in full):
+            return Trace(pointer, value, "timestamp", "grounded", source.name)
+    for source in users:
+        for wanted in readings:
+            near = _resolved_one_off(wanted, resolved.get(source.name, []))
+            if near:
+                return Trace(pointer, value, "timestamp", "changed", source.name, near)
+    if isinstance(value, str) and not relative:
+        return Trace(pointer, value, "timestamp", "invented")
+    return None
+
+
+def _embedded_date_trace(
+    pointer: str, value: Any, users: list[Source], resolved: dict[str, list[values.Moment]]
+) -> Trace | None:
+    """A date inside a longer string (an S3 prefix "alb/2027/02/04/", a search query's
+    "after:2026/06/21", a SQL literal) one digit away from a date a message names, and named
+    by none: changed. Grounded or unrelated dates leave the string to the other rules."""
+    text = str(value)
+    for match in EMBEDDED_DATE_RE.finditer(text):
+        if match.start() == 0 and match.end() == len(text):
+            continue
+        iso = f"{match.group(1)}-{match.group(3)}-{match.group(4)}"
+        wanted = values.moment_of(iso)
+        if wanted is None:
+            continue
+        known = {
+            s.name: values.moments(s.text, both_orders=True) + resolved.get(s.name, [])
+            for s in users
+        }
+        if any(_same_when(wanted, m) for ms in known.values() for m in ms):
+            continue
+        for name, moments in known.items():
+            near = next(
+                (
+                    m.date
+                    for m in moments
+                    if m.date
+                    and len(m.date) == 10
+                    and m.time is None
+                    and _moment_one_off(wanted, m)
+                ),
+                None,
+            )
+            if near:
+                return Trace(pointer, match.group(0), "date", "changed", name, near)
+    return None
+
+
+CODE_NUMBER_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w.:/-])")
+
+
+def _code_number_trace(
+    pointer: str,
+    value: Any,
+    tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
+    path: str,
+) -> Trace | None:
+    """A number inside a query or formula ("total_cents > 250200") that no message holds and
+    that is one digit away from a number a message writes ("over £2,500"): changed."""
+    for match in CODE_NUMBER_RE.finditer(str(value)):
+        number = match.group(0)
+        if any(_grounded_in(number, "number", s.text, tokens) for s, tokens in tokenized):
+            continue
+        for source, tokens in tokenized:
+            near = _near(number, tokens, source.text, "number", path)
+            if near:
+                return Trace(pointer, number, "number", "changed", source.name, near)
+    return None

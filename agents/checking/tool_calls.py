@@ -58,7 +58,7 @@ from stages.common.text import (
 from stages.guardrails import groundedness
 from stages.models import embeddings
 
-VERSION = "1.6.0"
+VERSION = "1.7.0"
 # Non-standard type names -> JSON Schema; None drops the type (anything goes).
 TYPE_NAMES: dict[str, str | None] = {
     "dict": "object",
@@ -287,6 +287,33 @@ def identifiers(args: Any, key: str = "") -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# the head noun of an argument's name that makes it a text the agent writes ("email_subject",
+# "message_body", "invoice_note"), whatever identifier word comes before it
+TEXT_HEADS = (
+    "subject",
+    "body",
+    "message",
+    "text",
+    "title",
+    "note",
+    "notes",
+    "description",
+    "comment",
+    "content",
+    "summary",
+    "reason",
+    "memo",
+    "caption",
+    "greeting",
+    "instructions",
+)
+
+
+def _names_text(key: str) -> bool:
+    words = values.key_words(key)
+    return bool(words) and words[-1].lower() in TEXT_HEADS and len(words) > 1
+
+
 def _string_identifiers(value: str, key: str) -> list[str]:
     text = value.strip()
     if not text or values.moment_of(text) is not None:
@@ -303,7 +330,13 @@ def _string_identifiers(value: str, key: str) -> list[str]:
     found += [m.group(0) for m in CODE_RE.finditer(rest)]
     found += [m.group(0) for m in LONG_NUMBER_RE.finditer(rest)]
     found = [f for f in found if not is_date(f)]
-    named = not found and not is_date(text) and ID_NAME_RE.search(key) and len(text) <= 80
+    named = (
+        not found
+        and not is_date(text)
+        and ID_NAME_RE.search(key)
+        and len(text) <= 80
+        and not _names_text(key)
+    )
     # an argument named as an identifier: its value is one, unless it is plain words
     if named and (any(c.isdigit() for c in text) or not PLAIN_VALUE_RE.match(text)):
         found.append(text)
@@ -550,7 +583,7 @@ def off_request(call: ToolCall, request: str, traces: list[provenance.Trace], sc
     which = "required argument" if required else "argument"
     wanted = {t for t, _, _ in values.tokens_with_spans(request) if len(t) > 1 or t.isdigit()}
     used = {t for t, _, _ in values.tokens_with_spans(provenance.flat_text(call.args))}
-    unsourced = [t.pointer for t in checked if t.status != "grounded"]
+    unsourced = [t.pointer for t in checked if t.status not in provenance.SOURCED]
     if unsourced and not wanted & used:
         return (
             f"nothing the user wrote occurs in its arguments and the {which}(s) "
@@ -595,7 +628,8 @@ def verify_call(
         origins = origins_before(run, call.position, allowlist)
         found = identifiers(call.args)
         traces = provenance.trace_call(call, run, allowlist, set(found))
-        grounded = [str(t.value) for t in traces if t.status == "grounded"]
+        # a value grounded, or one the agent must make up itself (an idempotency key)
+        grounded = [str(t.value) for t in traces if t.status in provenance.SOURCED]
         invented = [i for i in found if not known_from(origins, i)]
         invented = _without_declared_defaults(invented, call.args, declared, call.name)
         # a value the tool's declaration (enum, default) or a message grounds is not invented
@@ -604,7 +638,9 @@ def verify_call(
             for i in invented
             if not (
                 any(i in g for g in grounded)
-                and not any(i in str(t.value) and t.status != "grounded" for t in traces)
+                and not any(
+                    i in str(t.value) and t.status not in provenance.SOURCED for t in traces
+                )
             )
         ]
         errors += [
