@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from flows import executor
 from flows.registry import STAGES
@@ -61,7 +62,8 @@ def test_a_run_releases_the_embedder_once_after_the_last_embedding_stage(monkeyp
 
     monkeypatch.setattr(executor, "_revise", no_revise)
     monkeypatch.setattr(executor, "corpus_snapshot", lambda config: None)
-    monkeypatch.setattr(executor, "store_source", lambda *a: executor.StageResult(a[1], None, 0, {}))
+    source = lambda *args: executor.StageResult(args[1], None, 0.0, {})  # noqa: E731
+    monkeypatch.setattr(executor, "store_source", source)
 
     class Config:
         batch_size = 1
@@ -72,10 +74,8 @@ def test_a_run_releases_the_embedder_once_after_the_last_embedding_stage(monkeyp
         def stage_config(self, name):
             return None
 
-    try:
+    with pytest.raises(Stop):  # the stages ran; the revise rounds are not this test's
         executor.run_stages(Config(), None, runner)
-    except Stop:
-        pass
     last = executor.EMBEDDING_STAGES[-1]
     assert seen.count("release") == 1
     assert seen.index("release") == seen.index(last) + 1
