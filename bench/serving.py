@@ -140,7 +140,9 @@ def _batch_run(store: Path, questions: list[dict]) -> dict[str, dict]:
 
 def _start_server(store: Path, agents: Path, port: int) -> tuple[subprocess.Popen, float]:
     command = [
-        str(Path(sys.executable).parent / "grounding"),
+        sys.executable,  # the command line as a module: an installed entry point can be stale
+        "-m",
+        "cli",
         "api",
         "--port",
         str(port),

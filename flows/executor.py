@@ -566,9 +566,14 @@ def plain_runner(config: PipelineConfig) -> StageRunner:
 
 
 def run_stages(
-    config: PipelineConfig, questions: pa.Table, runner: StageRunner | None = None
+    config: PipelineConfig,
+    questions: pa.Table,
+    runner: StageRunner | None = None,
+    free_models: bool = True,
 ) -> PipelineResult:
-    """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow."""
+    """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow.
+    `free_models`: drop the embedder once no later stage embeds (a batch run); a server that
+    keeps searching passes False."""
     runner = runner or plain_runner(config)
     store = config.artifact_store()
     _notify("start", "sources")
@@ -584,7 +589,7 @@ def run_stages(
             store, name, config.stage_config(name), refs, batch_size=config.batch_size
         )
         _notify("done", name, results[name])
-        if name == EMBEDDING_STAGES[-1]:
+        if free_models and name == EMBEDDING_STAGES[-1]:
             embeddings.release()  # a run's peak is when the embedder and the GGUF are both in
     results.update(_revise(store, config, results, runner))
     final = results["revise"].ref

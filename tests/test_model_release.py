@@ -46,7 +46,8 @@ def test_no_stage_after_the_last_embedding_stage_embeds():
     assert callers and callers <= allowed, callers - allowed
 
 
-def test_a_run_releases_the_embedder_once_after_the_last_embedding_stage(monkeypatch):
+def _stage_order(monkeypatch, **options) -> list[str]:
+    """The stages a run executes, with "release" where it frees the embedder."""
     seen: list[str] = []
     monkeypatch.setattr(embeddings, "release", lambda: seen.append("release"))
 
@@ -75,8 +76,44 @@ def test_a_run_releases_the_embedder_once_after_the_last_embedding_stage(monkeyp
             return None
 
     with pytest.raises(Stop):  # the stages ran; the revise rounds are not this test's
-        executor.run_stages(Config(), None, runner)
+        executor.run_stages(Config(), None, runner, **options)
+    return seen
+
+
+def test_a_run_releases_the_embedder_once_after_the_last_embedding_stage(monkeypatch):
+    seen = _stage_order(monkeypatch)
     last = executor.EMBEDDING_STAGES[-1]
     assert seen.count("release") == 1
     assert seen.index("release") == seen.index(last) + 1
     assert seen.index("release") < seen.index("generation")
+
+
+def test_a_server_answering_keeps_its_embedder(monkeypatch):
+    seen = _stage_order(monkeypatch, free_models=False)
+    assert "release" not in seen and "generation" in seen
+
+
+def test_the_llm_slot_hands_freed_memory_back_after_each_request(monkeypatch):
+    import threading
+
+    from agents.serving import engine
+
+    trims: list[bool] = []
+    monkeypatch.setattr(engine, "trim_heap", lambda: trims.append(True))
+
+    class Limits:
+        llm_queue_wait_s = 1.0
+
+    class Agents:
+        limits = Limits()
+
+    class Fake:
+        agents = Agents()
+        _llm = threading.BoundedSemaphore(1)
+
+    with engine.Engine.llm_slot(Fake()):
+        assert not trims
+    assert trims == [True]
+    with pytest.raises(RuntimeError), engine.Engine.llm_slot(Fake()):
+        raise RuntimeError("a failed request frees its memory too")
+    assert trims == [True, True]
