@@ -43,6 +43,7 @@ from stages import contracts
 from stages.common import parts_cache, progress
 from stages.common.stat_cache import StatCache
 from stages.ingestion import snapshot_corpus
+from stages.models import embeddings
 from stages.store import ArtifactRef, ArtifactStore, artifact_key, canonical_json
 
 SOURCE_VERSION = "1"
@@ -553,6 +554,9 @@ def _row_counts(store: ArtifactStore, ref: ArtifactRef) -> dict[str, int]:
 # ---------------------------------------------------------------- all stages
 
 StageRunner = Callable[..., StageResult]
+# The stages that embed text; none after the last of them does (revise rounds re-run only
+# generation, attribution and guardrails), so its embedder is freed before the GGUF loads.
+EMBEDDING_STAGES = ("indexing", "retrieval", "rerank")
 
 
 def plain_runner(config: PipelineConfig) -> StageRunner:
@@ -562,9 +566,14 @@ def plain_runner(config: PipelineConfig) -> StageRunner:
 
 
 def run_stages(
-    config: PipelineConfig, questions: pa.Table, runner: StageRunner | None = None
+    config: PipelineConfig,
+    questions: pa.Table,
+    runner: StageRunner | None = None,
+    free_models: bool = True,
 ) -> PipelineResult:
-    """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow."""
+    """All stages in order; `runner` is plain Python by default, a Prefect task inside the flow.
+    `free_models`: drop the embedder once no later stage embeds (a batch run); a server that
+    keeps searching passes False."""
     runner = runner or plain_runner(config)
     store = config.artifact_store()
     _notify("start", "sources")
@@ -580,6 +589,8 @@ def run_stages(
             store, name, config.stage_config(name), refs, batch_size=config.batch_size
         )
         _notify("done", name, results[name])
+        if free_models and name == EMBEDDING_STAGES[-1]:
+            embeddings.release()  # a run's peak is when the embedder and the GGUF are both in
     results.update(_revise(store, config, results, runner))
     final = results["revise"].ref
     return PipelineResult(

@@ -48,6 +48,7 @@ from stages.models.chat import (
     Cancelled,
     read_prompts_in_chunks,
     stop_when,
+    trim_heap,
     use_cache_root,
 )
 
@@ -261,6 +262,7 @@ class Engine:
             yield
         finally:
             self._llm.release()
+            trim_heap()  # what the request freed, malloc would otherwise keep
 
     @contextmanager
     def search_turn(self, stop: threading.Event | None = None) -> Iterator[None]:
@@ -434,7 +436,7 @@ class Engine:
         }
         with self.llm_slot(stop), stop_when(stop) if stop else nullcontext():
             questions = questions_table([record], principal, self.config.default_query_type)
-            outcome = run_stages(self.config, questions)
+            outcome = run_stages(self.config, questions, free_models=False)  # searches go on
         answer = jsonable(outcome.final_answers.to_pylist()[0])
         report = jsonable(outcome.reports.to_pylist()[0])
         return {"answer": answer, "report": report}
