@@ -1,5 +1,5 @@
 """What an agent writes around the facts of its tool results, in the languages agents answer in
-(English, Spanish, German, French): framing, which states nothing about a result.
+(English, Spanish, German, French, Italian, Portuguese): framing, which states nothing about a result.
 
 The claim checker's own framing rules are written for English RAG answers. An agent's answer
 adds its own: an acknowledgement ("Sure!", "¡Claro!", "Erledigt."), an offer ("Let me know if
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 
 # An acknowledgement said alone: the whole sentence is one of these.
 _ACK = (
@@ -26,9 +26,18 @@ _ACK = (
     r"claro|por supuesto|desde luego|vale|listo|hecho|perfecto|de acuerdo|reservado|"
     r"hecho está|ya está|"
     r"klar|natürlich|gerne|gern|sicher|okay|erledigt|fertig|gebucht|perfekt|alles klar|"
-    r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté"
+    r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté|"
+    r"certo|certamente|va bene|d'accordo|fatto|ecco|perfetto|nessun problema|"
+    r"claro|com certeza|tudo certo|feito|pronto|perfeito|combinado|sem problema|"
+    # that the agent looked, said alone: no finding in it
+    r"i(?:'ve| have)? (?:just )?(?:checked|looked)(?: (?:it|that|this))?(?: for you)?|"
+    r"(?:lo |ya lo )?he (?:comprobado|revisado|verificado|consultado)|lo comprobé|"
+    r"j'ai (?:vérifié|regardé|consulté)|c'est vérifié|"
+    r"ich habe (?:es |das )?(?:nachgesehen|nachgeschaut|geprüft)|hab(?:e)? nachgesehen|"
+    r"ho (?:controllato|verificato|guardato)|(?:eu )?(?:verifiquei|conferi|consultei)"
 )
-ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*\s*[!.…]*\s*$")
+# a closing mark or emoji after an acknowledgement ("Done ✅", "Erledigt 👍")
+ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*[\s!.…]*[^\w\s]*\s*$")
 
 # An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
 OFFER_RE = re.compile(
@@ -43,7 +52,11 @@ OFFER_RE = re.compile(
     r"n'hésitez pas\b|n’hésitez pas\b|voulez-vous\b|souhaitez-vous\b|"
     r"sag(?:en sie)? (?:mir )?bescheid\b|gib (?:mir )?bescheid\b|geben sie (?:mir )?bescheid\b|"
     r"melde dich\b|melden sie sich\b|wenn du\b.*\b(?:möchtest|willst|brauchst)\b|"
-    r"wenn sie\b.*\b(?:möchten|wollen|brauchen)\b|soll ich\b|möchtest du\b|möchten sie\b"
+    r"wenn sie\b.*\b(?:möchten|wollen|brauchen)\b|soll ich\b|möchtest du\b|möchten sie\b|"
+    r"fammi sapere\b|fatemi sapere\b|mi faccia sapere\b|dimmi se\b|se (?:ti|le|vi) serv|"
+    r"se (?:vuoi|desideri|hai bisogno)\b|vuoi che\b|posso (?:anche|aiutarti)\b|"
+    r"diz[- ]me\b|diga[- ]me\b|avisa[- ]me\b|me avis[ae]\b|se (?:precisares|precisar|quiseres|"
+    r"quiser)\b|queres que\b|quer que\b|posso (?:também|ajudar)\b"
     r")"
 )
 # A hedge about the data as a whole: how sure it is, that it may change, to check it first.
@@ -58,8 +71,34 @@ HEDGE_RE = re.compile(
     r"susceptibles? d[e'’] ?(?:changer|évoluer)|sous réserve|"
     r"je (?:vous )?(?:conseille|recommande) de (?:vérifier|revérifier|confirmer)|"
     r"(?:kann|können|könnte|könnten) sich (?:noch )?(?:ändern|verschieben)|ohne gewähr|"
-    r"vorbehaltlich|bitte (?:noch(?:mal)? )?(?:prüfen|überprüfen|bestätigen)"
-    r")\b"
+    r"vorbehaltlich|bitte (?:noch(?:mal)? )?(?:prüfen|überprüfen|bestätigen)|"
+    r"double[- ]check(?:ing|ed)?|worth (?:re-?)?(?:checking|verifying|confirming)|"
+    r"(?:if|when) (?:it|this) (?:matters|is important)|"
+    r"(?:es|sería|seria) (?:mejor|conveniente) (?:verificar|comprobar|revisar)|"
+    r"conviene (?:revisarlo|comprobarlo|verificarlo|confirmarlo)|si es importante|"
+    r"à (?:vérifier|revérifier|confirmer)|si c'est important|mieux vaut vérifier|"
+    r"im zweifel|lieber (?:noch(?:mal)? )?(?:nachsehen|nachschauen|prüfen)|wenn es wichtig ist|"
+    r"meglio (?:verificare|controllare)|conviene (?:verificare|controllare)|se è importante|"
+    r"(?:melhor|convém|vale a pena) (?:verificar|confirmar|conferir)|se (?:for|é) importante|"
+    r"potrebbero? (?:cambiare|variare)|(?:pode|podem) (?:mudar|variar)"
+    r")(?!\w)"
+)
+# A statement of where the answer came from, said alone: "That's what the API returned just
+# now." It names no value, so there is nothing in it a result could contradict.
+SOURCE_SAID_RE = re.compile(
+    r"(?i)^\W*(?:"
+    r"(?:that's|that is|this is) (?:what|how) (?:the )?(?:api|tool|system|service|server) "
+    r"(?:just )?(?:returned|reported|says|said|gave|shows)|"
+    r"(?:eso|esto) es lo que (?:la api|el sistema|la herramienta|el servicio) "
+    r"(?:acaba de devolver|ha devuelto|devolvió|devuelve|indica)|"
+    r"(?:c'est|voilà) ce que (?:l['’]api|l['’]outil|le système|le service) "
+    r"(?:vient de (?:renvoyer|retourner)|a (?:renvoyé|retourné)|renvoie|indique)|"
+    r"so hat es (?:die api|das system|das tool|der dienst) (?:gerade |eben )?"
+    r"(?:zurückgegeben|geliefert|gemeldet)|"
+    r"(?:è|questo è) quello che (?:ha restituito|restituisce) (?:l['’]api|il sistema|lo strumento)|"
+    r"(?:é|isso é|foi) o que (?:a api|o sistema|a ferramenta) (?:acabou de )?"
+    r"(?:devolveu|retornou|devolve|retorna)"
+    r")\b[^.!?]{0,40}[.!]?\s*$"
 )
 # A lead-in to a list or a passage: ends in ":" and says where the facts come from or that
 # they follow ("Here is what I found:", "Esto es lo que he encontrado:").
@@ -140,6 +179,8 @@ def is_framing(text: str, names: set[str] | None = None) -> bool:
         return True
     if LEAD_IN_RE.match(body) and not re.search(r"\d", body):
         return True
+    if SOURCE_SAID_RE.match(body) and not re.search(r"\d|:", body):
+        return True  # "the API" is a name of the source, not a fact
     if FACT_RE.search(body):
         return False
     return bool(OFFER_RE.match(body) or HEDGE_RE.search(body))

@@ -184,12 +184,13 @@ _UNIT_AFTER = "|".join(
 )
 # a comma before four or more digits ("taux 1,0602") groups nothing: a decimal comma anywhere; a
 # comma before one or two digits is a decimal comma before a unit, or where no other comma and
-# digit follows ("Cours: 160,02;", "3,9★"): a list of numbers is "5,10,15" or "5, 10"
+# digit follows ("Cours: 160,02;", "3,9★"): a list is "5,10,15", "5, 10" or "5,10 and 15"
 _NUMBER = (
     r"(?<![\d,])\d+,\d{4,}(?!\d|,\d)"
     r"|\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
     rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))"
-    r"|(?<![\d,])\d+,\d{1,2}(?!\d|,\d)|\d+(?:\.\d+)?|\.\d+"
+    r"|(?<![\d,])\d+,\d{1,2}(?!\d|,\d|\s(?:and|or|y|o|et|ou|und|oder|e|ed)\s\d)"
+    r"|\d+(?:\.\d+)?|\.\d+"
 )
 QUANTITY_RE = re.compile(
     r"(?<![\w.])(?P<sign>[-−+])?(?P<cur>US\$|[$€£¥₹])?\s?(?P<num>" + _NUMBER + r")(?![\w.]*\d)"
