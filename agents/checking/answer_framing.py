@@ -104,6 +104,9 @@ SOURCE_SAID_RE = re.compile(
 # they follow ("Here is what I found:", "Esto es lo que he encontrado:").
 LEAD_IN_RE = re.compile(
     r"(?i)^\W*(?:here(?:'s| is| are)|this is what|that's what|below|"
+    r"summary|results|in short|resumen|resultados|en resumen|résumé|résultats|en bref|"
+    r"zusammenfassung|ergebnisse|kurz|riepilogo|riassunto|risultati|in breve|resumo|"
+    r"aqui está|aqui estão|eis|ecco|"
     r"esto es lo que|aquí (?:está|tienes|tiene)|he aquí|estos son|estas son|"
     r"voici|voilà|ce que j'ai trouvé|"
     r"hier (?:ist|sind)|das habe ich gefunden|folgendes)\b[^:]*:\s*$"
@@ -116,8 +119,22 @@ SOURCE_LEAD_RE = re.compile(
     r"según|de acuerdo con|conforme a|con (?:los )?datos de|"
     r"laut|gemäß|nach (?:den )?(?:daten|angaben) (?:von|aus|des|der)|"
     r"d['’]après|selon|avec les données de|"
+    r"secondo|stando a|in base a|segundo|de acordo com|conforme|"
+    # "per the response of", "D'après la réponse de", "Laut Antwort von", "Dalla risposta di"
+    r"(?:from|according to) the (?:response|result|output) (?:of|from)|"
+    r"(?:según|de) la respuesta de|d['’]après la réponse de|selon la réponse de|"
+    r"laut (?:der )?antwort (?:von|aus)|aus der antwort (?:von|aus)|"
+    r"(?:dalla|secondo la) risposta di|(?:pela|segundo a|da) resposta de|"
+    r"aus|da|dalla|de"
     r")\s+(?:the\s+|el\s+|la\s+|den\s+|dem\s+|le\s+)?`?(?P<name>[\w][\w.\-/]*)`?"
     r"(?:\s+(?:result|results|call|tool|output|response|data|lookup))?\s*[:,]\s*"
+)
+# "The API (get_quote) says:", "L'API (get_quote) indique :": the tool named in brackets
+API_LEAD_RE = re.compile(
+    r"(?i)^\W*(?:the|l['’]|la|el|die|a|o)\s*(?:api|tool|outil|herramienta|strumento|ferramenta)"
+    r"\s*\(\s*`?(?P<name>[\w][\w.\-/]*)`?\s*\)\s*"
+    r"(?:says|said|returned|reports|shows|indique|dit|renvoie|dice|devuelve|indica|sagt|meldet|"
+    r"liefert|restituisce|diz|retorna|devolve)?\s*:\s*"
 )
 # A figure or an identifier (camelCase, an acronym, snake_case, an address): a fact, whatever
 # surrounds it. Capitalisation alone is no sign of a name here: German capitalises every noun.
@@ -157,7 +174,7 @@ def _strip_one(text: str, names: set[str] | None) -> tuple[str, int]:
     rest, start = _strip_intro(text)
     if start and re.search(r"\w", rest):
         return rest, start
-    match = SOURCE_LEAD_RE.match(text)
+    match = SOURCE_LEAD_RE.match(text) or API_LEAD_RE.match(text)
     if not match or not match.group(0).rstrip().endswith((":", ",")):
         return text, 0
     name = match.group("name")

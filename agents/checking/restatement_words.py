@@ -57,7 +57,10 @@ _FUNCTION_WORDS = (
     # French elisions ("c'est", "qu'il") and demonstratives
     "c qu ce cet cette ces "
     # a restatement's own verbs of being and passing on: "is now", "passa a ser", "wird"
-    "passa passe sera serao werden wird ist"
+    "passa passe sera serao werden wird ist "
+    # where a value stands in time beside a date or time it is given with: since, until, after
+    "since until till after desde hasta despues depuis jusqu jusque apres seit bis nach "
+    "danach dal dalla fino dopo ate depois"
 )
 # Words for what a call did and for the keys of a result, in English inflections and in
 # Spanish, French, German, Italian and Portuguese (folded), each row with the English stems it
@@ -127,7 +130,7 @@ _GLOSSARY = (
     ("code id", "codigo code kode codice identificador identifiant kennung"),
     ("date day", "fecha datum data"),
     ("time hour", "hora heure uhrzeit"),
-    ("price cost", "precio prix preis prezzo preco"),
+    ("price cost quot", "precio prix preis prezzo preco cours kurs quotazione cotacao"),
     ("mode", "modo modus"),
     ("target setpoint", "objetivo cible ziel obiettivo"),
     # the nouns of common API records (orders, shipments, payments, travel, weather, issues)

@@ -29,7 +29,7 @@ from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
@@ -469,6 +469,9 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
         residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+    if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
+        outside = values.blank(claim, covered)
+        negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)

@@ -497,6 +497,11 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
+def blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span written as spaces: its other offsets kept."""
+    return _blank(text, spans)
+
+
 def _numeric_date(match: re.Match, both_orders: bool = False) -> list[str]:
     """'2023-11-01', '11/01/2023' (US order, unless the first part cannot be a month) or
     '01.11.2023' (day first, as dots are written) as 'YYYY-MM-DD'; with `both_orders` a slashed
