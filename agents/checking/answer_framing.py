@@ -28,16 +28,21 @@ _ACK = (
     r"klar|natürlich|gerne|gern|sicher|okay|erledigt|fertig|gebucht|perfekt|alles klar|"
     r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté|"
     r"certo|certamente|va bene|d'accordo|fatto|ecco|perfetto|nessun problema|"
-    r"claro|com certeza|tudo certo|feito|pronto|perfeito|combinado|sem problema|"
-    # that the agent looked, said alone: no finding in it
+    r"claro|com certeza|tudo certo|feito|pronto|perfeito|combinado|sem problema"
+)
+# a closing mark or emoji after an acknowledgement ("Done ✅", "Erledigt 👍")
+ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*[\s!.…]*[^\w\s]*\s*$")
+# That the agent looked, said alone ("I checked.", "J'ai vérifié."): no finding in it. Before a
+# colon it is no intro to set aside: what follows is what it found.
+CHECKED_RE = re.compile(
+    r"(?i)^\W*(?:"
     r"i(?:'ve| have)? (?:just )?(?:checked|looked)(?: (?:it|that|this))?(?: for you)?|"
     r"(?:lo |ya lo )?he (?:comprobado|revisado|verificado|consultado)|lo comprobé|"
     r"j'ai (?:vérifié|regardé|consulté)|c'est vérifié|"
     r"ich habe (?:es |das )?(?:nachgesehen|nachgeschaut|geprüft)|hab(?:e)? nachgesehen|"
     r"ho (?:controllato|verificato|guardato)|(?:eu )?(?:verifiquei|conferi|consultei)"
+    r")[\s!.…]*$"
 )
-# a closing mark or emoji after an acknowledgement ("Done ✅", "Erledigt 👍")
-ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*[\s!.…]*[^\w\s]*\s*$")
 
 # An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
 OFFER_RE = re.compile(
@@ -192,7 +197,7 @@ def is_framing(text: str, names: set[str] | None = None) -> bool:
     body = body.strip()
     if not body:
         return False
-    if ACK_RE.match(body):
+    if ACK_RE.match(body) or CHECKED_RE.match(body):
         return True
     if LEAD_IN_RE.match(body) and not re.search(r"\d", body):
         return True
