@@ -29,7 +29,7 @@ from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.4.0"
+VERSION = "1.5.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
@@ -444,6 +444,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     contradicted += _mixed_records(matched, leaves_, derived)
     contradicted += _other_states(claim, in_scope, covered)
+    contradicted += _near_identifiers(claim, strings, covered, context_words)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
@@ -814,3 +815,51 @@ def _flat(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(_flat(v) for v in value)
     return "" if value is None else str(value)
+
+
+# an identifier as written: letters and digits together, or an address, at least this long
+IDENT_TOKEN_RE = re.compile(r"(?<![\w@.\-/])[A-Za-z0-9][\w.\-/@]*[A-Za-z0-9]")
+IDENT_MIN_CHARS = 6
+NEAR_EDITS = 2  # an identifier this few edits from a result's, and not it, is that one changed
+
+
+def _edits(one: str, two: str, limit: int) -> int:
+    """Levenshtein distance of two strings, counted up to `limit` + 1."""
+    if abs(len(one) - len(two)) > limit:
+        return limit + 1
+    row = list(range(len(two) + 1))
+    for i, a in enumerate(one, 1):
+        prev, row[0] = row[0], i
+        for j, b in enumerate(two, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
+        if min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
+def _near_identifiers(
+    claim: str, strings: list[Leaf], covered: list[tuple[int, int]], context_words: set[str]
+) -> list[Finding]:
+    """An identifier of the claim (letters with digits, or an address) that no leaf and no
+    argument holds, a character or two away from one a leaf holds: that identifier, changed
+    ("i-0c6b…" for the result's "i-0c4b…", "gmaql.com" for "gmail.com")."""
+    found: list[Finding] = []
+    idents = [(leaf, values.ident_key(leaf.value)) for leaf in strings]
+    held = {key for _, key in idents}
+    for match in IDENT_TOKEN_RE.finditer(claim):
+        text = match.group(0).rstrip(".")
+        if len(text) < IDENT_MIN_CHARS or _covered(covered, match.start(), match.end()):
+            continue
+        if not ("@" in text or (re.search(r"\d", text) and re.search(r"[A-Za-z]", text))):
+            continue
+        key = values.ident_key(text)
+        if key in held or key in context_words or any(key in other for other in held):
+            continue
+        for leaf, other in idents:
+            if len(other) >= IDENT_MIN_CHARS and _edits(key, other, NEAR_EDITS) <= NEAR_EDITS:
+                end = match.start() + len(text)
+                found.append(
+                    Finding(text, leaf.anchor(), leaf.value, "contradicts", match.start(), end)
+                )
+                break
+    return found
