@@ -181,7 +181,11 @@ _GLOSSARY = (
     ("user login", "usuario utilisateur benutzer utente"),
     ("titl", "titulo titre titel titolo"),
     ("descript", "descripcion beschreibung descrizione descricao"),
-    ("due deadlin", "vencimiento echeance fallig scadenza vencimento"),
+    (
+        "due deadlin",
+        "vencimiento echeance fallig scadenza vencimento vence vencen scade scadono expire",
+    ),
+    ("task todo", "tarea tareas tache taches aufgabe aufgaben compito compiti tarefa tarefas"),
     ("seat", "asiento asientos plaza plazas place places platz platze posto posti"),
     ("repositori repo", "repositorio depot"),
     ("comment", "comentario commentaire kommentar commento"),
