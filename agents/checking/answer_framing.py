@@ -1,5 +1,6 @@
 """What an agent writes around the facts of its tool results, in the languages agents answer in
-(English, Spanish, German, French, Italian, Portuguese): framing, which states nothing about a result.
+(English, Spanish, German, French, Italian, Portuguese): framing, which states nothing about a
+result.
 
 The claim checker's own framing rules are written for English RAG answers. An agent's answer
 adds its own: an acknowledgement ("Sure!", "¡Claro!", "Erledigt."), an offer ("Let me know if
