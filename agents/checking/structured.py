@@ -295,8 +295,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         pair = _date_and_time(moment, moments_) if hit is None else None
         if hit is not None:
             match(text, moment.start, moment.end, hit)
+            covered.append((moment.start - moment.lead, moment.start))  # its weekday, checked
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
             match(text, moment.start, moment.end, pair[0])
+            covered.append((moment.start - moment.lead, moment.start))
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
         elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
             # a time the call passed ("leaving at 08:00") that no date or time of the result
@@ -631,7 +633,7 @@ def _date_and_time(
     alone (the date's leaf first)."""
     if moment.date is None or moment.time is None:
         return None
-    day = values.Moment(moment.date, None, None, moment.start, moment.end)
+    day = values.Moment(moment.date, None, None, moment.start, moment.end, moment.weekday)
     clock = values.Moment(None, moment.time, moment.offset, moment.start, moment.end)
     dates = [leaf for leaf, m in moments_ if m.time is None and values.same_moment(day, m)]
     times = [leaf for leaf, m in moments_ if m.date is None and values.same_moment(clock, m)]

@@ -456,6 +456,7 @@ class Moment:
     start: int
     end: int
     weekday: int | None = None  # the day of the week written before the date (Monday 0)
+    lead: int = 0  # how many characters before `start` name that weekday ("Friday, ")
 
     def at(self, offset: float | None) -> Moment:
         """The same instant in another zone (unchanged when either zone is unknown)."""
@@ -464,7 +465,9 @@ class Moment:
         day = self.date if self.date and len(self.date) == 10 else "2000-01-01"
         when = datetime.fromisoformat(f"{day}T{self.time}") + timedelta(hours=offset - self.offset)
         date = when.date().isoformat() if self.date and len(self.date) == 10 else self.date
-        return Moment(date, when.strftime("%H:%M"), offset, self.start, self.end, self.weekday)
+        return Moment(
+            date, when.strftime("%H:%M"), offset, self.start, self.end, self.weekday, self.lead
+        )
 
 
 def _offset(raw: str | None) -> float | None:
@@ -564,7 +567,7 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
         taken.append(match.span())
     rest = _blank(text, taken)
     dates: list[tuple[str, int, int]] = []
-    weekdays: dict[int, int | None] = {}
+    weekdays: dict[int, tuple[int, int]] = {}  # a date's start -> its weekday, the words' length
     folded = fold_keeping_length(rest)  # "März", "août" as the month table holds them
     for pattern, order in DATE_PATTERNS:
         for match in pattern.finditer(folded):
@@ -582,11 +585,8 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
                 iso = "-" + iso[4:]
             start = match.start()
             before = WEEKDAY_BEFORE_RE.search(folded[max(0, start - 24) : start])
-            weekday = None
             if before and "d" in parts:
-                weekday = WEEKDAYS[before.group("day").lower()]
-                start -= len(before.group(0))
-            weekdays[start] = weekday
+                weekdays[start] = (WEEKDAYS[before.group("day").lower()], len(before.group(0)))
             dates.append((iso, start, match.end()))
         folded = _blank(folded, [(m.start(), m.end()) for m in pattern.finditer(folded)])
     rest = _blank(rest, [(s, e) for _, s, e in dates])
@@ -623,9 +623,9 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
         if pair:
             i, (clock, offset, _, tend) = pair
             used[i] = start
-            found.append(Moment(iso, clock, offset, start, tend, weekdays.get(start)))
+            found.append(Moment(iso, clock, offset, start, tend, *weekdays.get(start, (None, 0))))
         else:
-            found.append(Moment(iso, None, None, start, end, weekdays.get(start)))
+            found.append(Moment(iso, None, None, start, end, *weekdays.get(start, (None, 0))))
     for i, (clock, offset, start, end) in enumerate(times):
         if i not in used:
             found.append(Moment(None, clock, offset, start, end))
