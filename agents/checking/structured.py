@@ -303,7 +303,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
             # a time the call passed ("leaving at 08:00") that no date or time of the result
             # could be meant by
-            covered.append((moment.start, moment.end))
+            covered.append((moment.start - moment.lead, moment.end))
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, moment.start, moment.end, rivals, False))
