@@ -290,23 +290,22 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     # dates and times
     claimed_moments = values.moments(claim)
     for moment in claimed_moments:
-        text = claim[moment.start : moment.end]
+        start = moment.start - moment.lead  # its weekday with it ("Friday, May 29")
+        text = claim[start : moment.end]
         hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
         pair = _date_and_time(moment, moments_) if hit is None else None
         if hit is not None:
-            match(text, moment.start, moment.end, hit)
-            covered.append((moment.start - moment.lead, moment.start))  # its weekday, checked
+            match(text, start, moment.end, hit)
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
-            match(text, moment.start, moment.end, pair[0])
-            covered.append((moment.start - moment.lead, moment.start))
+            match(text, start, moment.end, pair[0])
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
         elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
             # a time the call passed ("leaving at 08:00") that no date or time of the result
             # could be meant by
-            covered.append((moment.start - moment.lead, moment.end))
+            covered.append((start, moment.end))
         else:
             rivals = [leaf for leaf, _ in moments_]
-            pending.append((text, moment.start, moment.end, rivals, False))
+            pending.append((text, start, moment.end, rivals, False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
