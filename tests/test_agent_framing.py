@@ -272,3 +272,58 @@ def test_known_words_are_keys_and_non_english_capitalised_residue():
     english = "The Acme service nginx runs again (PID 4242)."
     for language in ("en", "und"):  # a name stays a name
         assert "Acme" not in _known_words(english, leaves, language).split()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done ✅",
+        "Fatto!",
+        "Feito!",
+        "I checked for you.",
+        "J'ai vérifié.",
+        "Ho controllato.",
+        "Fammi sapere se ti servono altri dettagli.",
+        "Diz-me se precisares de mais detalhes.",
+        "Worth double-checking in the app if it matters.",
+        "Conviene revisarlo en la app si es importante.",
+        "Im Zweifel lieber in der App nachsehen.",
+        "Se for importante, confirma na app.",
+        "That's what the API returned just now.",
+        "C'est ce que l'API vient de renvoyer.",
+        "So hat es die API gerade zurückgegeben.",
+    ],
+)
+def test_framing_in_six_languages_states_nothing_to_check(text):
+    assert is_framing(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I checked: the order shipped on 3 May.",
+        "That's what the API returned for order 55.",
+        "Fatto: ordine 1400 spedito.",
+        "Se for importante, o total é 42 €.",
+    ],
+)
+def test_framing_words_beside_a_value_still_state_it(text):
+    assert not is_framing(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("The API (get_quote) says: AIR.PA at 160,02", "AIR.PA at 160,02"),
+        ("Dalla risposta di get_quote: AIR.PA a 160,02", "AIR.PA a 160,02"),
+        ("Laut Antwort von get_quote: AIR.PA bei 160,02", "AIR.PA bei 160,02"),
+        ("Segundo get_quote: AIR.PA a 160,02", "AIR.PA a 160,02"),
+    ],
+)
+def test_a_lead_in_naming_the_tool_in_more_languages_is_set_aside(text, rest):
+    assert strip_source_lead(text, {"get_quote"})[0] == rest
+
+
+def test_a_lead_in_naming_no_tool_of_the_run_stays():
+    text = "Dalla risposta di Milano: 5 ordini"
+    assert strip_source_lead(text, {"get_quote"})[0] == text

@@ -517,3 +517,129 @@ def test_a_return_said_as_what_to_do_restates_its_leaves(claim):
 def test_a_changed_drop_off_date_is_not_supported():
     claim = "Gib das Paket bis zum 19 November 2027 ab."
     assert verdict(claim, RETURN, "create_return").status != "supported"
+
+
+# ---------------------------------------------------------------- a day of a month, no year
+
+TASK = {"id": "tsk_51", "title": "Quarterly report", "due_date": "2026-08-11", "priority": 2}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Task tsk_51 is due Tuesday, August 11.",
+        "La tarea tsk_51 vence el martes 11 de agosto.",
+        "La tâche tsk_51 est due le mardi 11 août.",
+        "Aufgabe tsk_51 ist fällig am Dienstag, 11. August.",
+        "Il compito tsk_51 scade martedì 11 agosto.",
+        "A tarefa tsk_51 vence terça-feira, 11 de agosto.",
+    ],
+)
+def test_a_day_of_a_month_with_its_weekday_matches_the_date_of_any_year(claim):
+    result = verdict(claim, TASK, "create_task")
+    assert result.status == "supported", result.as_row()
+    assert "create_task#c1/due_date" in {f.pointer for f in result.matched}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Task tsk_51 is due Tuesday, August 12.",  # the day changed
+        "Task tsk_51 is due Wednesday, August 11.",  # the weekday is not that date's
+        "La tarea tsk_51 vence el jueves 11 de agosto.",
+        "Aufgabe tsk_51 ist fällig am Dienstag, 11. September.",
+        "A tarefa tsk_51 vence sexta-feira, 11 de agosto.",
+    ],
+)
+def test_a_changed_day_or_a_weekday_that_is_not_the_dates_is_not_supported(claim):
+    assert verdict(claim, TASK, "create_task").status != "supported"
+
+
+def test_a_number_before_may_is_not_read_as_a_date():
+    assert values.moments("2 may arrive late") == []
+
+
+# ---------------------------------------------------------------- decimal commas
+
+QUOTE = {"symbol": "AIR.PA", "price": 160.02, "change_percent": -2.84, "rate": 0.941}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "AIR.PA; price: 160,02; change: -2,84 %",
+        "AIR.PA: rate 0,9410, price 160,02.",
+    ],
+)
+def test_a_decimal_comma_before_punctuation_is_a_decimal(claim):
+    assert verdict(claim, QUOTE, "get_quote").status == "supported"
+
+
+def test_a_changed_decimal_after_a_comma_is_not_supported():
+    assert verdict("AIR.PA; price: 160,09; change: -2,84 %", QUOTE, "get_quote").status != (
+        "supported"
+    )
+    assert [q.value for q in values.quantities("sizes 5,10 and 15")] == [5, 10, 15]
+
+
+# ---------------------------------------------------------------- Italian and Portuguese
+
+ORDER = {"order_id": "A-1400", "status": "shipped", "city": "Lisboa", "total": 42.5}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'ordine A-1400 è nello stato shipped, con un totale di 42,50 €.",
+        "O pedido A-1400 está com o estado shipped, com um total de 42,50 €.",
+    ],
+)
+def test_italian_and_portuguese_function_words_are_not_residual(claim):
+    assert verdict(claim, ORDER, "get_order").status == "supported"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'ordine A-1400 è nello stato shipped, con un totale di 45,50 €.",
+        "O pedido A-1400 está com o estado shipped, entregue ontem em Porto.",
+    ],
+)
+def test_a_changed_or_added_fact_in_italian_or_portuguese_is_not_supported(claim):
+    assert verdict(claim, ORDER, "get_order").status != "supported"
+
+
+# ---------------------------------------------------------------- negations and identifiers
+
+ISSUE = {"id": "WEB-2094", "title": "Pay button does not respond", "priority": "urgent"}
+
+
+def test_a_negation_inside_a_matched_value_is_the_values_own():
+    claim = 'Created WEB-2094: "Pay button does not respond", priority urgent.'
+    assert verdict(claim, ISSUE, "create_issue").status == "supported"
+
+
+def test_a_negation_outside_the_values_still_keeps_the_claim_open():
+    claim = 'WEB-2094 "Pay button does not respond" was not created.'
+    assert verdict(claim, ISSUE, "create_issue").status != "supported"
+
+
+INSTANCE = {"InstanceId": "i-0c4b856f2566c7d8e", "State": "stopping", "Email": "ana@gmail.com"}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Stopping i-0c6b856f2566c7d8e.",
+        "Instanz i-0c4b856f2566c7d9e wird gestoppt.",
+        "Notification sent to ana@gmaql.com.",
+    ],
+)
+def test_an_identifier_one_character_off_the_results_contradicts_it(claim):
+    result = verdict(claim, INSTANCE, "ec2_stop_instances")
+    assert result.status == "contradicted", result.as_row()
+
+
+def test_the_identifier_as_the_result_holds_it_is_not_a_contradiction():
+    result = verdict("Stopping i-0c4b856f2566c7d8e.", INSTANCE, "ec2_stop_instances")
+    assert result.status != "contradicted"

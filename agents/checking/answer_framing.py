@@ -1,5 +1,6 @@
 """What an agent writes around the facts of its tool results, in the languages agents answer in
-(English, Spanish, German, French): framing, which states nothing about a result.
+(English, Spanish, German, French, Italian, Portuguese): framing, which states nothing about a
+result.
 
 The claim checker's own framing rules are written for English RAG answers. An agent's answer
 adds its own: an acknowledgement ("Sure!", "¡Claro!", "Erledigt."), an offer ("Let me know if
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 
 # An acknowledgement said alone: the whole sentence is one of these.
 _ACK = (
@@ -26,9 +27,23 @@ _ACK = (
     r"claro|por supuesto|desde luego|vale|listo|hecho|perfecto|de acuerdo|reservado|"
     r"hecho está|ya está|"
     r"klar|natürlich|gerne|gern|sicher|okay|erledigt|fertig|gebucht|perfekt|alles klar|"
-    r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté"
+    r"bien sûr|d'accord|c'est fait|voilà|parfait|entendu|réservé|c'est noté|"
+    r"certo|certamente|va bene|d'accordo|fatto|ecco|perfetto|nessun problema|"
+    r"claro|com certeza|tudo certo|feito|pronto|perfeito|combinado|sem problema"
 )
-ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*\s*[!.…]*\s*$")
+# a closing mark or emoji after an acknowledgement ("Done ✅", "Erledigt 👍")
+ACK_RE = re.compile(rf"(?i)^\W*(?:{_ACK})(?:\s*[,!.]\s*(?:{_ACK}))*[\s!.…]*[^\w\s]*\s*$")
+# That the agent looked, said alone ("I checked.", "J'ai vérifié."): no finding in it. Before a
+# colon it is no intro to set aside: what follows is what it found.
+CHECKED_RE = re.compile(
+    r"(?i)^\W*(?:"
+    r"i(?:'ve| have)? (?:just )?(?:checked|looked)(?: (?:it|that|this))?(?: for you)?|"
+    r"(?:lo |ya lo )?he (?:comprobado|revisado|verificado|consultado)|lo comprobé|"
+    r"j'ai (?:vérifié|regardé|consulté)|c'est vérifié|"
+    r"ich habe (?:es |das )?(?:nachgesehen|nachgeschaut|geprüft)|hab(?:e)? nachgesehen|"
+    r"ho (?:controllato|verificato|guardato)|(?:eu )?(?:verifiquei|conferi|consultei)"
+    r")[\s!.…]*$"
+)
 
 # An offer to do more, or an invitation to ask: said to the reader, about nothing in a result.
 OFFER_RE = re.compile(
@@ -43,7 +58,11 @@ OFFER_RE = re.compile(
     r"n'hésitez pas\b|n’hésitez pas\b|voulez-vous\b|souhaitez-vous\b|"
     r"sag(?:en sie)? (?:mir )?bescheid\b|gib (?:mir )?bescheid\b|geben sie (?:mir )?bescheid\b|"
     r"melde dich\b|melden sie sich\b|wenn du\b.*\b(?:möchtest|willst|brauchst)\b|"
-    r"wenn sie\b.*\b(?:möchten|wollen|brauchen)\b|soll ich\b|möchtest du\b|möchten sie\b"
+    r"wenn sie\b.*\b(?:möchten|wollen|brauchen)\b|soll ich\b|möchtest du\b|möchten sie\b|"
+    r"fammi sapere\b|fatemi sapere\b|mi faccia sapere\b|dimmi se\b|se (?:ti|le|vi) serv|"
+    r"se (?:vuoi|desideri|hai bisogno)\b|vuoi che\b|posso (?:anche|aiutarti)\b|"
+    r"diz[- ]me\b|diga[- ]me\b|avisa[- ]me\b|me avis[ae]\b|se (?:precisares|precisar|quiseres|"
+    r"quiser)\b|queres que\b|quer que\b|posso (?:também|ajudar)\b"
     r")"
 )
 # A hedge about the data as a whole: how sure it is, that it may change, to check it first.
@@ -58,13 +77,42 @@ HEDGE_RE = re.compile(
     r"susceptibles? d[e'’] ?(?:changer|évoluer)|sous réserve|"
     r"je (?:vous )?(?:conseille|recommande) de (?:vérifier|revérifier|confirmer)|"
     r"(?:kann|können|könnte|könnten) sich (?:noch )?(?:ändern|verschieben)|ohne gewähr|"
-    r"vorbehaltlich|bitte (?:noch(?:mal)? )?(?:prüfen|überprüfen|bestätigen)"
-    r")\b"
+    r"vorbehaltlich|bitte (?:noch(?:mal)? )?(?:prüfen|überprüfen|bestätigen)|"
+    r"double[- ]check(?:ing|ed)?|worth (?:re-?)?(?:checking|verifying|confirming)|"
+    r"(?:if|when) (?:it|this) (?:matters|is important)|"
+    r"(?:es|sería|seria) (?:mejor|conveniente) (?:verificar|comprobar|revisar)|"
+    r"conviene (?:revisarlo|comprobarlo|verificarlo|confirmarlo)|si es importante|"
+    r"à (?:vérifier|revérifier|confirmer)|si c'est important|mieux vaut vérifier|"
+    r"im zweifel|lieber (?:noch(?:mal)? )?(?:nachsehen|nachschauen|prüfen)|wenn es wichtig ist|"
+    r"meglio (?:verificare|controllare)|conviene (?:verificare|controllare)|se è importante|"
+    r"(?:melhor|convém|vale a pena) (?:verificar|confirmar|conferir)|se (?:for|é) importante|"
+    r"potrebbero? (?:cambiare|variare)|(?:pode|podem) (?:mudar|variar)"
+    r")(?!\w)"
+)
+# A statement of where the answer came from, said alone: "That's what the API returned just
+# now." It names no value, so there is nothing in it a result could contradict.
+SOURCE_SAID_RE = re.compile(
+    r"(?i)^\W*(?:"
+    r"(?:that's|that is|this is) (?:what|how) (?:the )?(?:api|tool|system|service|server) "
+    r"(?:just )?(?:returned|reported|says|said|gave|shows)|"
+    r"(?:eso|esto) es lo que (?:la api|el sistema|la herramienta|el servicio) "
+    r"(?:acaba de devolver|ha devuelto|devolvió|devuelve|indica)|"
+    r"(?:c'est|voilà) ce que (?:l['’]api|l['’]outil|le système|le service) "
+    r"(?:vient de (?:renvoyer|retourner)|a (?:renvoyé|retourné)|renvoie|indique)|"
+    r"so hat es (?:die api|das system|das tool|der dienst) (?:gerade |eben )?"
+    r"(?:zurückgegeben|geliefert|gemeldet)|"
+    r"(?:è|questo è) quello che (?:ha restituito|restituisce) (?:l['’]api|il sistema|lo strumento)|"
+    r"(?:é|isso é|foi) o que (?:a api|o sistema|a ferramenta) (?:acabou de )?"
+    r"(?:devolveu|retornou|devolve|retorna)"
+    r")\b[^.!?]{0,40}[.!]?\s*$"
 )
 # A lead-in to a list or a passage: ends in ":" and says where the facts come from or that
 # they follow ("Here is what I found:", "Esto es lo que he encontrado:").
 LEAD_IN_RE = re.compile(
     r"(?i)^\W*(?:here(?:'s| is| are)|this is what|that's what|below|"
+    r"summary|results|in short|resumen|resultados|en resumen|résumé|résultats|en bref|"
+    r"zusammenfassung|ergebnisse|kurz|riepilogo|riassunto|risultati|in breve|resumo|"
+    r"aqui está|aqui estão|eis|ecco|"
     r"esto es lo que|aquí (?:está|tienes|tiene)|he aquí|estos son|estas son|"
     r"voici|voilà|ce que j'ai trouvé|"
     r"hier (?:ist|sind)|das habe ich gefunden|folgendes)\b[^:]*:\s*$"
@@ -77,8 +125,22 @@ SOURCE_LEAD_RE = re.compile(
     r"según|de acuerdo con|conforme a|con (?:los )?datos de|"
     r"laut|gemäß|nach (?:den )?(?:daten|angaben) (?:von|aus|des|der)|"
     r"d['’]après|selon|avec les données de|"
+    r"secondo|stando a|in base a|segundo|de acordo com|conforme|"
+    # "per the response of", "D'après la réponse de", "Laut Antwort von", "Dalla risposta di"
+    r"(?:from|according to) the (?:response|result|output) (?:of|from)|"
+    r"(?:según|de) la respuesta de|d['’]après la réponse de|selon la réponse de|"
+    r"laut (?:der )?antwort (?:von|aus)|aus der antwort (?:von|aus)|"
+    r"(?:dalla|secondo la) risposta di|(?:pela|segundo a|da) resposta de|"
+    r"aus|da|dalla|de"
     r")\s+(?:the\s+|el\s+|la\s+|den\s+|dem\s+|le\s+)?`?(?P<name>[\w][\w.\-/]*)`?"
     r"(?:\s+(?:result|results|call|tool|output|response|data|lookup))?\s*[:,]\s*"
+)
+# "The API (get_quote) says:", "L'API (get_quote) indique :": the tool named in brackets
+API_LEAD_RE = re.compile(
+    r"(?i)^\W*(?:the|l['’]|la|el|die|a|o)\s*(?:api|tool|outil|herramienta|strumento|ferramenta)"
+    r"\s*\(\s*`?(?P<name>[\w][\w.\-/]*)`?\s*\)\s*"
+    r"(?:says|said|returned|reports|shows|indique|dit|renvoie|dice|devuelve|indica|sagt|meldet|"
+    r"liefert|restituisce|diz|retorna|devolve)?\s*:\s*"
 )
 # A figure or an identifier (camelCase, an acronym, snake_case, an address): a fact, whatever
 # surrounds it. Capitalisation alone is no sign of a name here: German capitalises every noun.
@@ -118,7 +180,7 @@ def _strip_one(text: str, names: set[str] | None) -> tuple[str, int]:
     rest, start = _strip_intro(text)
     if start and re.search(r"\w", rest):
         return rest, start
-    match = SOURCE_LEAD_RE.match(text)
+    match = SOURCE_LEAD_RE.match(text) or API_LEAD_RE.match(text)
     if not match or not match.group(0).rstrip().endswith((":", ",")):
         return text, 0
     name = match.group("name")
@@ -136,10 +198,12 @@ def is_framing(text: str, names: set[str] | None = None) -> bool:
     body = body.strip()
     if not body:
         return False
-    if ACK_RE.match(body):
+    if ACK_RE.match(body) or CHECKED_RE.match(body):
         return True
     if LEAD_IN_RE.match(body) and not re.search(r"\d", body):
         return True
+    if SOURCE_SAID_RE.match(body) and not re.search(r"\d|:", body):
+        return True  # "the API" is a name of the source, not a fact
     if FACT_RE.search(body):
         return False
     return bool(OFFER_RE.match(body) or HEDGE_RE.search(body))

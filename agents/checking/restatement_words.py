@@ -45,7 +45,22 @@ _FUNCTION_WORDS = (
     "zeigte meldet gibt ergab gefunden restituisce mostra trovato trovata "
     "estado statut stato actual actuel actuelle aktuell aktuelle attuale "
     "insgesamt gesamt totale actualmente actuellement derzeit momentan attualmente "
-    "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund"
+    "about approximately around roughly environ aproximadamente unos unas circa etwa ungefahr rund "
+    # Italian and Portuguese: articles, prepositions and their contractions, pronouns, auxiliaries
+    "il lo la i gli le un uno una di del dello della dei degli delle al allo alla ai agli alle "
+    "da dal dalla dai dalle in nel nello nella nei negli nelle su sul sulla sui sulle con per "
+    "tra fra e ed o sono era erano ha hanno ho abbiamo stato stata sara che come suo sua "
+    "tuo tua ti ci si ora adesso gia ancora "
+    "o a os as um uma uns umas do da dos das ao aos em na nas num numa pelo pela pelos "
+    "pelas com para e ou foi era sao tem teem esta estao ser seu sua teu tua te agora ja "
+    "ainda como segundo "
+    # French elisions ("c'est", "qu'il") and demonstratives
+    "c qu ce cet cette ces "
+    # a restatement's own verbs of being and passing on: "is now", "passa a ser", "wird"
+    "passa passe sera serao werden wird ist "
+    # where a value stands in time beside a date or time it is given with: since, until, after
+    "since until till after desde hasta despues depuis jusqu jusque apres seit bis nach "
+    "danach dal dalla fino dopo ate depois"
 )
 # Words for what a call did and for the keys of a result, in English inflections and in
 # Spanish, French, German, Italian and Portuguese (folded), each row with the English stems it
@@ -115,7 +130,7 @@ _GLOSSARY = (
     ("code id", "codigo code kode codice identificador identifiant kennung"),
     ("date day", "fecha datum data"),
     ("time hour", "hora heure uhrzeit"),
-    ("price cost", "precio prix preis prezzo preco"),
+    ("price cost quot", "precio prix preis prezzo preco cours kurs quotazione cotacao"),
     ("mode", "modo modus"),
     ("target setpoint", "objetivo cible ziel obiettivo"),
     # the nouns of common API records (orders, shipments, payments, travel, weather, issues)
@@ -166,10 +181,53 @@ _GLOSSARY = (
     ("user login", "usuario utilisateur benutzer utente"),
     ("titl", "titulo titre titel titolo"),
     ("descript", "descripcion beschreibung descrizione descricao"),
-    ("due deadlin", "vencimiento echeance fallig scadenza vencimento"),
+    (
+        "due deadlin",
+        "vencimiento echeance fallig scadenza vencimento vence vencen scade scadono expire",
+    ),
+    ("task todo", "tarea tareas tache taches aufgabe aufgaben compito compiti tarefa tarefas"),
     ("seat", "asiento asientos plaza plazas place places platz platze posto posti"),
     ("repositori repo", "repositorio depot"),
     ("comment", "comentario commentaire kommentar commento"),
+    # what a call did, for the verbs APIs are named by (stop, share, issue, add, ship, trigger)
+    (
+        "stop halt",
+        "stopped gestoppt angehalten detenido detenida arrete arretee fermato fermata parado "
+        "parada",
+    ),
+    (
+        "share permiss",
+        "shared compartido compartida partage partagee geteilt freigegeben condiviso condivisa "
+        "compartilhado compartilhada compartilhei",
+    ),
+    ("issu refund", "issued emitido emitida emis emise ausgestellt emesso emessa"),
+    (
+        "add insert append",
+        "added anadido anadida agregado agregada ajoute ajoutee hinzugefugt aggiunto aggiunta "
+        "adicionado adicionada",
+    ),
+    (
+        "ship fulfil",
+        "shipped enviado expedie expediee versandt verschickt spedito spedita expedido expedida",
+    ),
+    (
+        "trigger incident alert",
+        "triggered disparado disparada declenche declenchee ausgelost attivato attivata "
+        "acionado acionada",
+    ),
+    ("mute snooz silenc", "muted silenciado silenciada sourdine stummgeschaltet silenziato"),
+    ("payout transfer", "auszahlung pago versement pagamento"),
+    ("draft", "borrador brouillon entwurf bozza rascunho"),
+    ("rule", "regla regle regel regola regra"),
+    ("node", "nodo noeud knoten"),
+    ("restart", "reinicios redemarrages neustarts riavvii reinicios"),
+    ("review", "resenas avis recensioni avaliacoes"),
+    ("network", "red reseau netz rete rede"),
+    ("ingress inbound", "entrante entrant eingehend ingresso entrada"),
+    ("egress outbound", "saliente sortant ausgehend uscita saida"),
+    ("list", "lista liste"),
+    ("playlist", "lista"),
+    ("chang percent", "variacion variation veranderung variazione variacao"),
 )
 GLOSSARY: dict[str, frozenset[str]] = {}
 for _stems_of, _row_words in _GLOSSARY:

@@ -29,7 +29,7 @@ from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.3.0"
+VERSION = "1.5.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
@@ -290,21 +290,22 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     # dates and times
     claimed_moments = values.moments(claim)
     for moment in claimed_moments:
-        text = claim[moment.start : moment.end]
+        start = moment.start - moment.lead  # its weekday with it ("Friday, May 29")
+        text = claim[start : moment.end]
         hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
         pair = _date_and_time(moment, moments_) if hit is None else None
         if hit is not None:
-            match(text, moment.start, moment.end, hit)
+            match(text, start, moment.end, hit)
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
-            match(text, moment.start, moment.end, pair[0])
+            match(text, start, moment.end, pair[0])
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
         elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
             # a time the call passed ("leaving at 08:00") that no date or time of the result
             # could be meant by
-            covered.append((moment.start, moment.end))
+            covered.append((start, moment.end))
         else:
             rivals = [leaf for leaf, _ in moments_]
-            pending.append((text, moment.start, moment.end, rivals, False))
+            pending.append((text, start, moment.end, rivals, False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
@@ -444,6 +445,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     contradicted += _mixed_records(matched, leaves_, derived)
     contradicted += _other_states(claim, in_scope, covered)
+    contradicted += _near_identifiers(claim, strings, covered, context_words)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
@@ -469,6 +471,9 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
         residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+    if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
+        outside = values.blank(claim, covered)
+        negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
     if proven and not residual and not unmatched and (not negated or has_bool):
         return Verdict("supported", matched, [], [])
     return Verdict("open", matched, [], residual, unmatched)
@@ -627,7 +632,7 @@ def _date_and_time(
     alone (the date's leaf first)."""
     if moment.date is None or moment.time is None:
         return None
-    day = values.Moment(moment.date, None, None, moment.start, moment.end)
+    day = values.Moment(moment.date, None, None, moment.start, moment.end, moment.weekday)
     clock = values.Moment(None, moment.time, moment.offset, moment.start, moment.end)
     dates = [leaf for leaf, m in moments_ if m.time is None and values.same_moment(day, m)]
     times = [leaf for leaf, m in moments_ if m.date is None and values.same_moment(clock, m)]
@@ -811,3 +816,51 @@ def _flat(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(_flat(v) for v in value)
     return "" if value is None else str(value)
+
+
+# an identifier as written: letters and digits together, or an address, at least this long
+IDENT_TOKEN_RE = re.compile(r"(?<![\w@.\-/])[A-Za-z0-9][\w.\-/@]*[A-Za-z0-9]")
+IDENT_MIN_CHARS = 6
+NEAR_EDITS = 2  # an identifier this few edits from a result's, and not it, is that one changed
+
+
+def _edits(one: str, two: str, limit: int) -> int:
+    """Levenshtein distance of two strings, counted up to `limit` + 1."""
+    if abs(len(one) - len(two)) > limit:
+        return limit + 1
+    row = list(range(len(two) + 1))
+    for i, a in enumerate(one, 1):
+        prev, row[0] = row[0], i
+        for j, b in enumerate(two, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
+        if min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
+def _near_identifiers(
+    claim: str, strings: list[Leaf], covered: list[tuple[int, int]], context_words: set[str]
+) -> list[Finding]:
+    """An identifier of the claim (letters with digits, or an address) that no leaf and no
+    argument holds, a character or two away from one a leaf holds: that identifier, changed
+    ("i-0c6b…" for the result's "i-0c4b…", "gmaql.com" for "gmail.com")."""
+    found: list[Finding] = []
+    idents = [(leaf, values.ident_key(leaf.value)) for leaf in strings]
+    held = {key for _, key in idents}
+    for match in IDENT_TOKEN_RE.finditer(claim):
+        text = match.group(0).rstrip(".")
+        if len(text) < IDENT_MIN_CHARS or _covered(covered, match.start(), match.end()):
+            continue
+        if not ("@" in text or (re.search(r"\d", text) and re.search(r"[A-Za-z]", text))):
+            continue
+        key = values.ident_key(text)
+        if key in held or key in context_words or any(key in other for other in held):
+            continue
+        for leaf, other in idents:
+            if len(other) >= IDENT_MIN_CHARS and _edits(key, other, NEAR_EDITS) <= NEAR_EDITS:
+                end = match.start() + len(text)
+                found.append(
+                    Finding(text, leaf.anchor(), leaf.value, "contradicts", match.start(), end)
+                )
+                break
+    return found

@@ -182,11 +182,15 @@ UNITS = {
 _UNIT_AFTER = "|".join(
     re.escape(u) for u in sorted({*CURRENCY_CODES, *UNITS, "€", "$", "£", "¥", "₹"}, key=len)[::-1]
 )
-# a comma before four or more digits ("taux 1,0602") groups nothing: a decimal comma anywhere
+# a comma before four or more digits ("taux 1,0602") groups nothing: a decimal comma anywhere; a
+# comma before one or two digits is a decimal comma before a unit, or where no other comma and
+# digit follows ("Cours: 160,02;", "3,9★"): a list is "5,10,15", "5, 10" or "5,10 and 15"
 _NUMBER = (
-    r"(?<![\d,])\d+,\d{4,}(?![\d,])"
+    r"(?<![\d,])\d+,\d{4,}(?!\d|,\d)"
     r"|\d{1,3}(?:[,.\u202f\u00a0 ']\d{3})+(?:[.,]\d+)?(?![.,]\d)"
-    rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))|\d+(?:\.\d+)?|\.\d+"
+    rf"|(?<![\d,])\d+,\d{{1,2}}(?![\d,])(?=\s?(?i:{_UNIT_AFTER})(?!\w))"
+    r"|(?<![\d,])\d+,\d{1,2}(?!\d|,\d|\s(?:and|or|y|o|et|ou|und|oder|e|ed)\s\d)"
+    r"|\d+(?:\.\d+)?|\.\d+"
 )
 QUANTITY_RE = re.compile(
     r"(?<![\w.])(?P<sign>[-−+])?(?P<cur>US\$|[$€£¥₹])?\s?(?P<num>" + _NUMBER + r")(?![\w.]*\d)"
@@ -373,6 +377,10 @@ _MONTH_NAMES = (
 )
 MONTHS = {name: n for n, names in enumerate(_MONTH_NAMES, start=1) for name in names.split()}
 _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# after a bare number, "may" and "mar" are more often a verb or a word than a month ("2 may")
+_MONTH_AFTER_DAY = (
+    "(" + "|".join(sorted(set(MONTHS) - {"may", "mar"}, key=len, reverse=True)) + r")\.?"
+)
 # a day's ordinal or the words between day, month and year: "1st", "1er", "2.", "1º",
 # "12 de septiembre de 2027", "the 3rd of May"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th|er|\.|º|°)?"
@@ -388,10 +396,31 @@ DATE_PATTERNS = (
         ("m", "d", "y"),
     ),
     (re.compile(rf"\b{_MONTH},?\s+(?:de\s+)?(\d{{4}})\b", re.I), ("m", "y")),
+    # a day of a month with no year ("Friday, August 21", "jueves 18 de marzo"): any year's
+    (re.compile(rf"\b{_DAY}\s+(?:de\s+|of\s+)?{_MONTH_AFTER_DAY}(?!\w)", re.I), ("d", "m")),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\w:.,]\d|\w)", re.I), ("m", "d")),
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "mn", "d")),
     # a month of a year in digits: "04-2022", "04/2022", "2022-04"
     (re.compile(r"(?<![\w/.-])(0?[1-9]|1[0-2])[-/](\d{4})(?![\w/-]|[.]\d)"), ("mn", "y")),
     (re.compile(r"(?<![\w/.-])(\d{4})-(0[1-9]|1[0-2])(?![\w/-]|[.]\d)"), ("y", "mn")),
+)
+# Weekday names (Monday first, as `datetime.weekday` counts) in English, Spanish, French, German,
+# Italian, Portuguese and Dutch, folded; a date written after one must fall on that day
+_WEEKDAY_NAMES = (
+    "monday mon lunes lundi montag lunedi segunda maandag",
+    "tuesday tue tues martes mardi dienstag martedi terca dinsdag",
+    "wednesday wed miercoles mercredi mittwoch mercoledi quarta woensdag",
+    "thursday thu thurs jueves jeudi donnerstag giovedi quinta donderdag",
+    "friday fri viernes vendredi freitag venerdi sexta vrijdag",
+    "saturday sat sabado samedi samstag sonnabend zaterdag",
+    "sunday sun domingo dimanche sonntag domenica zondag",
+)
+WEEKDAYS = {name: n for n, names in enumerate(_WEEKDAY_NAMES) for name in names.split()}
+# "Friday, ", "el jueves ", "quarta-feira, ", "am Freitag, den ": what stands before a date
+WEEKDAY_BEFORE_RE = re.compile(
+    r"\b(?P<day>" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")\.?"
+    r"(?:-feira)?,?\s+(?:the\s+|den\s+|le\s+|el\s+|il\s+|o\s+|dia\s+)?$",
+    re.IGNORECASE,
 )
 # clock times written with "h" or "Uhr" ("19h", "20h30", "17 h 15", "20 Uhr", "20.30 Uhr"); a
 # bare "19h" only after a word that introduces a time ("à 19h"): "2 h" alone is a duration
@@ -426,6 +455,8 @@ class Moment:
     offset: float | None
     start: int
     end: int
+    weekday: int | None = None  # the day of the week written before the date (Monday 0)
+    lead: int = 0  # how many characters before `start` name that weekday ("Friday, ")
 
     def at(self, offset: float | None) -> Moment:
         """The same instant in another zone (unchanged when either zone is unknown)."""
@@ -434,7 +465,9 @@ class Moment:
         day = self.date if self.date and len(self.date) == 10 else "2000-01-01"
         when = datetime.fromisoformat(f"{day}T{self.time}") + timedelta(hours=offset - self.offset)
         date = when.date().isoformat() if self.date and len(self.date) == 10 else self.date
-        return Moment(date, when.strftime("%H:%M"), offset, self.start, self.end)
+        return Moment(
+            date, when.strftime("%H:%M"), offset, self.start, self.end, self.weekday, self.lead
+        )
 
 
 def _offset(raw: str | None) -> float | None:
@@ -465,6 +498,11 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+def blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each span written as spaces: its other offsets kept."""
+    return _blank(text, spans)
 
 
 def _numeric_date(match: re.Match, both_orders: bool = False) -> list[str]:
@@ -529,18 +567,27 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
         taken.append(match.span())
     rest = _blank(text, taken)
     dates: list[tuple[str, int, int]] = []
+    weekdays: dict[int, tuple[int, int]] = {}  # a date's start -> its weekday, the words' length
     folded = fold_keeping_length(rest)  # "März", "août" as the month table holds them
     for pattern, order in DATE_PATTERNS:
         for match in pattern.finditer(folded):
             parts = dict(zip(order, match.groups(), strict=True))
             month = int(parts["mn"]) if "mn" in parts else MONTHS[parts["m"].lower()]
-            iso = f"{int(parts['y']):04d}-{month:02d}"
+            # a date with no year is "--MM-DD" (ISO 8601's form): it matches that day of any year
+            year = int(parts["y"]) if "y" in parts else 2000  # a leap year: 29 February is a day
+            iso = f"{year:04d}-{month:02d}"
             if "d" in parts:
                 try:
-                    iso = datetime(int(parts["y"]), month, int(parts["d"])).date().isoformat()
+                    iso = datetime(year, month, int(parts["d"])).date().isoformat()
                 except ValueError:
                     continue
-            dates.append((iso, match.start(), match.end()))
+            if "y" not in parts:
+                iso = "-" + iso[4:]
+            start = match.start()
+            before = WEEKDAY_BEFORE_RE.search(folded[max(0, start - 24) : start])
+            if before and "d" in parts:
+                weekdays[start] = (WEEKDAYS[before.group("day").lower()], len(before.group(0)))
+            dates.append((iso, start, match.end()))
         folded = _blank(folded, [(m.start(), m.end()) for m in pattern.finditer(folded)])
     rest = _blank(rest, [(s, e) for _, s, e in dates])
     for match in NUMERIC_DATE_RE.finditer(rest):
@@ -576,9 +623,9 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
         if pair:
             i, (clock, offset, _, tend) = pair
             used[i] = start
-            found.append(Moment(iso, clock, offset, start, tend))
+            found.append(Moment(iso, clock, offset, start, tend, *weekdays.get(start, (None, 0))))
         else:
-            found.append(Moment(iso, None, None, start, end))
+            found.append(Moment(iso, None, None, start, end, *weekdays.get(start, (None, 0))))
     for i, (clock, offset, start, end) in enumerate(times):
         if i not in used:
             found.append(Moment(None, clock, offset, start, end))
@@ -604,7 +651,7 @@ def same_moment(claimed: Moment, known: Moment) -> bool:
     """What the claim writes of a moment agrees with a known one: the same date (or month),
     and the same clock time, in the claim's zone when both name one."""
     other = known.at(claimed.offset) if claimed.offset is not None else known
-    if claimed.date is not None and (other.date is None or not other.date.startswith(claimed.date)):
+    if claimed.date is not None and not _same_day(claimed, other.date):
         return False
     if claimed.time is not None and claimed.time != other.time:
         return False
@@ -709,3 +756,18 @@ def _spans_of(table: dict[str, frozenset[str]], value: object, text: str) -> lis
             if not any(s <= match.start() < e for s, e in found):
                 found.append(match.span())
     return sorted(found)
+
+
+def _same_day(claimed: Moment, known: str | None) -> bool:
+    """The claimed date (or month, or "--MM-DD": a day of any year) is the known one's, and the
+    weekday written before it, if any, is the known date's."""
+    if known is None or claimed.date is None:
+        return False
+    if claimed.date.startswith("--"):
+        if known.startswith("--") or len(known) != 10 or known[4:] != claimed.date[1:]:
+            return known == claimed.date and claimed.weekday is None
+    elif not known.startswith(claimed.date):
+        return False
+    if claimed.weekday is not None:
+        return len(known) == 10 and datetime.fromisoformat(known).weekday() == claimed.weekday
+    return True
