@@ -62,6 +62,8 @@ def _stage_order(monkeypatch, **options) -> list[str]:
         raise Stop
 
     monkeypatch.setattr(executor, "_revise", no_revise)
+    # progress listeners another test left registered expect real stage results
+    monkeypatch.setattr(executor, "_callbacks", [])
     monkeypatch.setattr(executor, "corpus_snapshot", lambda config: None)
     source = lambda *args: executor.StageResult(args[1], None, 0.0, {})  # noqa: E731
     monkeypatch.setattr(executor, "store_source", source)
