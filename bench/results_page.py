@@ -394,14 +394,16 @@ def bench_of(path: Path) -> str | None:
 
 
 def result_files(results_dir: Path) -> dict[str, list[Path]]:
-    """Bench -> its result files, the headline file first: `<bench>.json`, else the newest
-    variant. Files of no bench (fits and sweeps written by scripts/) are under ""."""
+    """Bench -> its result files, the headline file first: the one the bench names (`HEADLINE`),
+    else `<bench>.json`, else the newest variant. Files of no bench (fits and sweeps written by
+    scripts/) are under ""."""
     grouped: dict[str, list[Path]] = {}
     for path in sorted(results_dir.glob("*.json")):
         grouped.setdefault(bench_of(path) or "", []).append(path)
     for name, paths in grouped.items():
         if name:
-            paths.sort(key=lambda p: (p.stem != name, -_timestamp(p)))
+            first = getattr(importlib.import_module(BENCHES[name]), "HEADLINE", None) or name
+            paths.sort(key=lambda p: (p.stem != first, p.stem != name, -_timestamp(p)))
     return grouped
 
 

@@ -389,3 +389,17 @@ def test_the_llm_answers_bench_times_the_judgements_the_guardrails_made():
     assert (cost["calls"], cost["mean_s"], cost["median_s"], cost["p95_s"]) == (2, 1.25, 1.25, 1.5)
     assert (cost["mean_prompt_tokens_read"], cost["mean_prompt_tokens_reused"]) == (125.0, 125.0)
     assert judge_cost([]) == {"calls": 0}
+
+
+def test_a_bench_that_names_its_headline_file_gets_it_first(tmp_path):
+    from bench import results_page
+
+    for stem, date in (
+        ("ragtruth-report-guardrails-fast", "2026-01-01T00:00:00+00:00"),
+        ("ragtruth-newer-variant", "2026-06-01T00:00:00+00:00"),
+    ):
+        (tmp_path / f"{stem}.json").write_text(
+            json.dumps({"bench": "ragtruth", "machine": {"date": date}}), encoding="utf-8"
+        )
+    files = results_page.result_files(tmp_path)["ragtruth"]
+    assert [p.stem for p in files] == ["ragtruth-report-guardrails-fast", "ragtruth-newer-variant"]
