@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agents.checking import run_clock, state_words
 from agents.checking.formats import AgentRun
 from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
@@ -138,7 +139,7 @@ def leaves(content: Any, tool: str, call_id: str | None) -> list[Leaf]:
                 found.append(Leaf(tool, call_id, pointer, str(key), path, len(value), True))
             for index, child in enumerate(value):
                 walk(child, f"{pointer}/{index}", path, key)
-        elif value is not None and value != "":
+        elif value != "":  # a null is kept: it says a state is unset (`shipped_at: null`)
             found.append(Leaf(tool, call_id, pointer, str(key), path, value))
 
     walk(content, "", (), "")
@@ -265,9 +266,17 @@ def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
     ]
 
 
-def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
+def check_claim(
+    claim: str,
+    leaves_: list[Leaf],
+    context_words: set[str],
+    clock: run_clock.Clock | None = None,
+) -> Verdict:
     """The structural verdict of one claim over the run's leaves. `context_words`: words a
-    restatement may use besides keys and values (the tools' names, the calls' arguments)."""
+    restatement may use besides keys and values (the tools' names, the calls' arguments);
+    `clock`: the run's date and zone, which days said relative to it ("yesterday") are read by."""
+    nulls = [leaf for leaf in leaves_ if leaf.value is None]
+    leaves_ = [leaf for leaf in leaves_ if leaf.value is not None]
     if not leaves_:
         return Verdict("open")
     tokens = values.tokens_with_spans(claim)
@@ -306,6 +315,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, start, moment.end, rivals, False))
+    for day in state_words.days_said(claim, clock):  # "hier", "hoje": the run's date +/- n
+        if not _covered(covered, day.start, day.end):
+            held = state_words.day_holders(day, leaves_, clock)
+            if held:
+                match(day.text, day.start, day.end, held[0])
+            else:
+                pending.append((day.text, day.start, day.end, [x for x, _ in moments_], False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
@@ -358,6 +374,10 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         for start, end in values.state_spans(leaf.value, claim):
             if not _covered(covered, start, end):
                 match(claim[start:end], start, end, leaf)
+    # a state said in the vocabulary's words, or negated ("pas encore expédiée")
+    states = state_words.states_said(claim, leaves_ + nulls, covered)
+    for said in (s for s in states if s.relation == "matches"):
+        match(said.text, said.start, said.end, said.leaf)
     # the records the claim is about: a key it names elsewhere is read in them only
     derived = {leaf.anchor() for leaf in leaves_ if leaf.derived}
     parents = {_parent(f.pointer) for f in matched if f.pointer not in derived}
@@ -445,6 +465,11 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     contradicted += _string_conflicts(claim, tokens, in_scope, covered, claim_stems)
     contradicted += _mixed_records(matched, leaves_, derived)
     contradicted += _other_states(claim, in_scope, covered)
+    contradicted += [
+        Finding(s.text, s.leaf.anchor(), s.leaf.value, "contradicts", s.start, s.end)
+        for s in states
+        if s.relation == "contradicts"
+    ]
     contradicted += _near_identifiers(claim, strings, covered, context_words)
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)

@@ -1,0 +1,350 @@
+"""States and relative days said in words, checked against a run's JSON results.
+
+An answer says a record's state in words of its own language ("Der Merge-Status wird noch
+geprüft" over `merge_status: "checking"`, "C'est encore un brouillon" over `Status: "DRAFT"`,
+"em distribuição" over "On FedEx vehicle for delivery", "urgenza alta" over `urgency: "high"`)
+and a day relative to the run's date ("arrivé hier", "Entrega prevista: hoje").
+
+States: the words are the enum vocabulary's (`enum_vocabulary.yaml`, groups STATE_GROUPS); a
+leaf's value says a state when it spells one of its members. A claim's state
+
+- matches a leaf that holds that state, or a state that implies it (IMPLIES: a package out for
+  delivery is in transit and shipped);
+- negated ("pas encore expédiée", "ainda não foi expedido", "not yet shipped") matches a leaf
+  that says the state does not hold: a state that excludes it (EXCLUSIVE: "unfulfilled"), or a
+  null whose key names the state (`fulfillment_status: null`, `shipped_at: null`);
+- contradicts a leaf whose state excludes it ("delivered" over "In transit", "closed" over
+  "open", "bassa" over urgency "high"), or, negated, a leaf that holds it ("not shipped" over
+  "fulfilled"), when no leaf matches it and the words are said as the state (a strong word, a
+  word beside its role, or a status word right after "is"/"est"/"ist"/"è"/...).
+
+Relative days: "today", "hier", "gestern", "mañana", ... are the run's date plus a number of
+days (`run_clock`: the date and zone the run's messages give); they match a date leaf of that
+day, read in the leaf's own zone or in the run's. A day word the clock does not resolve, or a
+word that only looks like one ("hier" in German, "esta mañana"), is left alone.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from agents.checking import enum_words, run_clock
+from stages.common import values
+
+# vocabulary groups whose concepts are states a record is in
+STATE_GROUPS = frozenset({"status", "priority"})
+# groups whose weak words are read as a state after a linking verb ("is closed", "ist offen");
+# a priority word needs its role ("urgenza alta"), as "low" and "high" say much else
+LINKED_GROUPS = frozenset({"status"})
+
+# a record in the first state is also in each of the others
+IMPLIES: dict[str, frozenset[str]] = {
+    "status:out_for_delivery": frozenset({"status:in_transit", "status:shipped"}),
+    "status:in_transit": frozenset({"status:shipped"}),
+    "status:delivered": frozenset({"status:shipped"}),
+    "status:triggered": frozenset({"status:active", "status:open"}),
+    "status:acknowledged": frozenset({"status:active", "status:open"}),
+    "status:in_progress": frozenset({"status:open"}),
+}
+# states that exclude each other: a state of one set excludes every state of the others in its
+# row (a record is in at most one of them)
+_EXCLUSIVE_ROWS = (
+    ("open triggered acknowledged in_progress", "closed resolved cancelled"),
+    ("active triggered", "inactive cancelled"),
+    ("paid", "unpaid"),
+    ("draft", "approved paid"),
+    ("approved", "rejected"),
+    ("unshipped", "shipped in_transit out_for_delivery delivered"),
+    ("in_transit out_for_delivery", "delivered"),
+    ("merge_checking", "mergeable", "unmergeable"),
+)
+_EXCLUSIVE_PRIORITY = ("lowest low", "medium", "high highest urgent critical")
+
+
+def _exclusions() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group, row in (("status", _EXCLUSIVE_ROWS), ("priority", (_EXCLUSIVE_PRIORITY,))):
+        for parts in row:
+            sets = [{f"{group}:{w}" for w in part.split()} for part in parts]
+            for i, one in enumerate(sets):
+                others = set().union(*(s for j, s in enumerate(sets) if j != i))
+                for concept in one:
+                    table.setdefault(concept, set()).update(others)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+EXCLUDES = _exclusions()
+
+# words that negate the state said a few words after them, in the six languages (folded;
+# "n" is the French "n'", "t" the English "n't")
+_NEGATIONS = "not no never t nicht kein keine nie pas n ne jamais non nao nunca nem mai"
+NEGATIONS = frozenset(_NEGATIONS.split())
+NEGATION_REACH = 4  # words between a negation and the state it negates, at most
+# linking verbs and adverbs a state follows when it is said as the record's state (folded)
+_LINKS = (
+    "is are was were be been being now still already currently "
+    "est sont etait ete encore deja desormais actuellement "
+    "ist sind war wurde wird noch schon jetzt bereits derzeit "
+    "e sta stato stata ancora gia ora attualmente "
+    "es esta estan fue sigue todavia ya ahora actualmente "
+    "foi fica ficou ainda ja agora atualmente c"
+)
+LINKS = frozenset(_LINKS.split())
+LINK_REACH = 2
+
+# keys whose words say nothing of the state a null value leaves unset
+_GENERIC = "status state at date time on timestamp value code"
+GENERIC_KEYS = frozenset(_GENERIC.split())
+
+
+@dataclass(frozen=True)
+class Said:
+    """A state or a day the claim says, and the leaf it matches or contradicts."""
+
+    text: str
+    start: int
+    end: int
+    leaf: Any
+    relation: str  # matches | contradicts
+
+
+def _concepts(value: Any) -> frozenset[str]:
+    """The states a leaf's value says, with the states they imply."""
+    if not isinstance(value, str) or len(value) > 60:
+        return frozenset()
+    own = {c for c in enum_words.concepts_of(value) if c.split(":")[0] in STATE_GROUPS}
+    return frozenset(own.union(*(IMPLIES.get(c, frozenset()) for c in own)))
+
+
+def _key_states(key: str) -> frozenset[str]:
+    """The states a key's words name ("shipped" of `shipped_at`, "fulfillment" of
+    `fulfillment_status`: a member's other English form)."""
+    found: set[str] = set()
+    members = enum_words.tables().members
+    for word in values.key_words(key):
+        if word in GENERIC_KEYS or len(word) < 4:
+            continue
+        for member, concepts in members.items():
+            if member == word or (
+                len(member) >= 4 and member.isalpha() and enum_words.english_form(member, word)
+            ):
+                found |= {c for c in concepts if c.split(":")[0] in STATE_GROUPS}
+    return frozenset(found)
+
+
+def _denied(leaf: Any) -> frozenset[str]:
+    """The states a leaf says do not hold: those its state excludes, or, for a null, the
+    states its key names and every state that implies one of them."""
+    if leaf.value is None:
+        named = _key_states(leaf.key)
+        return frozenset(named | {c for c, implied in IMPLIES.items() if implied & named})
+    said = _concepts(leaf.value)
+    return frozenset().union(*(EXCLUDES.get(c, frozenset()) for c in said))
+
+
+def _negation(msg: enum_words.Message, first: int) -> int | None:
+    """The word index of a negation a few words before word `first`, in the same clause (the
+    first of two: "n'est pas", "ne ... pas")."""
+    found = None
+    for k in range(first - 1, max(-1, first - 1 - NEGATION_REACH), -1):
+        if msg.sentence[k] != msg.sentence[first]:
+            break
+        between = msg.text[msg.tokens[k][2] : msg.tokens[k + 1][1]]
+        if any(mark in between for mark in ",;:()"):
+            break
+        if msg.words[k] in NEGATIONS:
+            found = k
+    return found
+
+
+def _role_beside(msg: enum_words.Message, first: int, after: int, group: str) -> tuple[int, int]:
+    """The state's words with a word of its role right beside them ("urgenza alta",
+    "priorité : haute"): the role word is the key the state is the value of."""
+    role = enum_words.tables().context.get(group, [])
+    for k in (first - 1, after):
+        if 0 <= k < len(msg.words) and msg.sentence[k] == msg.sentence[first]:
+            lo, hi = min(k, first), max(k + 1, after)
+            gap = msg.text[msg.tokens[lo][2] : msg.tokens[lo + 1][1]] if k < first else ""
+            gap += msg.text[msg.tokens[after - 1][2] : msg.tokens[k][1]] if k >= after else ""
+            if gap.strip(" :-") == "" and any(enum_words._matches(p, msg.words[k]) for p in role):
+                return lo, hi
+    return first, after
+
+
+def _linked(msg: enum_words.Message, first: int) -> bool:
+    """The words right before word `first` link it to the record ("est encore", "ist")."""
+    return any(
+        msg.words[k] in LINKS and msg.sentence[k] == msg.sentence[first]
+        for k in range(max(0, first - LINK_REACH), first)
+    )
+
+
+def states_said(
+    claim: str, leaves: Sequence[Any], covered: Sequence[tuple[int, int]]
+) -> list[Said]:
+    """The states `claim` says in words, each with the leaf it matches or contradicts.
+    `covered`: character spans already matched (a value the claim writes as the result does)."""
+    msg = enum_words.message(claim)
+    if not msg.found:
+        return []
+    held = [(leaf, _concepts(leaf.value), _denied(leaf)) for leaf in leaves]
+    held = [(leaf, said, denied) for leaf, said, denied in held if said or denied]
+    if not held:
+        return []
+    mentions = [m for m in msg.found if m.concept.split(":")[0] in STATE_GROUPS]
+    by_span: dict[tuple[int, int], list[enum_words.Mention]] = {}
+    for mention in mentions:
+        by_span.setdefault((mention.start, mention.end), []).append(mention)
+    found: list[Said] = []
+    for (first, after), group in sorted(by_span.items()):
+        start, end = msg.tokens[first][1], msg.tokens[after - 1][2]
+        if any(s <= start and end <= e for s, e in covered):
+            continue
+        if any(s.start <= start < s.end or start <= s.start < end for s in found):
+            continue  # a shorter phrase inside one already read
+        negation = _negation(msg, first)
+        if negation is not None:
+            start = msg.tokens[negation][1]
+        text = claim[start:end]
+        concepts = {m.concept for m in group}
+        agree = 1 if negation is None else 2  # the leaf's said (1) or denied (2) states
+        hit = next((h for h in held if concepts & h[agree]), None)
+        if hit is not None:
+            lo, hi = _role_beside(msg, first, after, group[0].concept.split(":")[0])
+            start, end = min(start, msg.tokens[lo][1]), msg.tokens[hi - 1][2]
+            found.append(Said(claim[start:end], start, end, hit[0], "matches"))
+            continue
+        if not any(_said_as_state(msg, m, first, after, held) for m in group):
+            continue
+        other = next((h for h in held if concepts & h[3 - agree]), None)
+        if other is not None:
+            found.append(Said(text, start, end, other[0], "contradicts"))
+    return found
+
+
+def _said_as_state(
+    msg: enum_words.Message,
+    mention: enum_words.Mention,
+    first: int,
+    after: int,
+    held: list[tuple[Any, frozenset[str], frozenset[str]]],
+) -> bool:
+    """A state word said as the record's state, not in passing: a strong word, a weak one
+    beside its role (its group's words or a state leaf's key), or a status word right after a
+    linking verb."""
+    if not mention.weak:
+        return True
+    group = mention.concept.split(":")[0]
+    if group in LINKED_GROUPS and _linked(msg, first):
+        return True
+    role = enum_words.tables().context.get(group, [])
+    keys = [w for leaf, _, _ in held for w in enum_words.role_words(str(leaf.key))]
+    return enum_words._in_role(msg, first, after, role, keys, ())
+
+
+# ----------------------------------------------------------------------------- relative days
+
+# a day word read otherwise before these words ("esta mañana": this morning; "heute Morgen")
+_MORNING = {
+    "manana": "la esta por de cada toda una",
+    "morgen": "am heute gestern guten jeden diesen den der einen",
+}
+NOT_A_DAY_AFTER = {word: frozenset(before.split()) for word, before in _MORNING.items()}
+# "hier" is "here" in German: not a day in a claim with these German words
+_GERMAN = "ist sind und der die das nicht ein eine wird wurde mit von auf noch"
+GERMAN_WORDS = frozenset(_GERMAN.split())
+
+
+@dataclass(frozen=True)
+class Day:
+    """A day the claim names relative to the run's date ("yesterday"), as dates to compare."""
+
+    text: str
+    start: int
+    end: int
+    date: str  # YYYY-MM-DD
+    offset: float | None  # the run zone's offset from UTC on that day, when the run names one
+
+    def moments(self) -> list[values.Moment]:
+        """The day read in a leaf's own zone, and in the run's zone."""
+        own = values.Moment(self.date, None, None, self.start, self.end)
+        if self.offset is None:
+            return [own]
+        return [own, values.Moment(self.date, None, self.offset, self.start, self.end)]
+
+
+def days_said(claim: str, clock: run_clock.Clock | None) -> list[Day]:
+    """The days `claim` names relative to the run's date ("hoje", "arrived yesterday")."""
+    if clock is None:
+        return []
+    folded = values.fold_keeping_length(claim)
+    words = {t for t, _, _ in values.tokens_with_spans(claim)}
+    found: list[Day] = []
+    for shift, pattern in run_clock.DAY_WORD_RE:
+        for match in pattern.finditer(folded):
+            word = match.group(0).lower()
+            before = folded[: match.start()].split()
+            previous = before[-1].strip(",.;:") if before else ""
+            if previous in NOT_A_DAY_AFTER.get(word, ()):
+                continue
+            if word == "hier" and words & GERMAN_WORDS:
+                continue
+            if any(d.start <= match.start() < d.end for d in found):
+                continue
+            day = clock.today + timedelta(days=shift)
+            offset = _offset(clock, day)
+            found.append(Day(claim[match.start() : match.end()], *match.span(), str(day), offset))
+        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
+    return sorted(found, key=lambda d: d.start)
+
+
+def _offset(clock: run_clock.Clock, day: Any) -> float | None:
+    if clock.zone is None:
+        return None
+    delta = datetime(day.year, day.month, day.day, 12, tzinfo=clock.zone).utcoffset()
+    return delta.total_seconds() / 3600 if delta is not None else None
+
+
+def moment_of(value: Any, clock: run_clock.Clock | None) -> values.Moment | None:
+    """A leaf's date and time: as `values` reads it, or an e-mail header's date ("Sun, 24 May
+    2026 13:05:00 +0200"), or a Unix time in the run's zone."""
+    moment = values.moment_of(value)
+    if moment is not None:
+        return moment
+    if isinstance(value, str) and 16 <= len(value) <= 40 and "," in value[:5]:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            when = None
+        if when is not None and when.tzinfo is not None:
+            delta = when.utcoffset()
+            offset = delta.total_seconds() / 3600 if delta is not None else None
+            return values.Moment(when.date().isoformat(), when.strftime("%H:%M"), offset, 0, 0)
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        return run_clock.epoch_moment(value, clock) if _epoch_key_ok(value) else None
+    return None
+
+
+def _epoch_key_ok(value: Any) -> bool:
+    """A Unix time written as one (ten or thirteen digits), not any count."""
+    text = str(value).strip()
+    return text.isdigit() and len(text) in (10, 13)
+
+
+def day_holders(day: Day, leaves: Sequence[Any], clock: run_clock.Clock | None) -> list[Any]:
+    """The leaves that hold the day `day` names: a date, or a date-time whose day it is in its
+    own zone or in the run's."""
+    found = []
+    for leaf in leaves:
+        if getattr(leaf, "derived", False):
+            continue
+        moment = moment_of(leaf.value, clock)
+        if moment is None or moment.date is None or len(moment.date) != 10:
+            continue
+        if any(values.same_moment(m, moment) for m in day.moments()):
+            found.append(leaf)
+    return found
