@@ -53,7 +53,7 @@ IMPLIES: dict[str, frozenset[str]] = {
 # states that exclude each other: a state of one set excludes every state of the others in its
 # row (a record is in at most one of them)
 _EXCLUSIVE_ROWS = (
-    ("open triggered acknowledged in_progress", "closed resolved cancelled"),
+    ("open active triggered acknowledged in_progress", "closed resolved cancelled"),
     ("active triggered", "inactive cancelled"),
     ("paid", "unpaid"),
     ("draft", "approved paid"),
@@ -86,15 +86,21 @@ NEGATIONS = frozenset(_NEGATIONS.split())
 NEGATION_REACH = 4  # words between a negation and the state it negates, at most
 # linking verbs and adverbs a state follows when it is said as the record's state (folded)
 _LINKS = (
-    "is are was were be been being now still already currently "
-    "est sont etait ete encore deja desormais actuellement "
-    "ist sind war wurde wird noch schon jetzt bereits derzeit "
+    "is are was were be been being has have had now still already currently "
+    "est sont etait ete a ai encore deja desormais actuellement "
+    "ist sind war wurde wird worden hat noch schon jetzt bereits derzeit "
     "e sta stato stata ancora gia ora attualmente "
-    "es esta estan fue sigue todavia ya ahora actualmente "
+    "es esta estan fue ha han sido sigue todavia ya ahora actualmente "
     "foi fica ficou ainda ja agora atualmente c"
 )
 LINKS = frozenset(_LINKS.split())
 LINK_REACH = 2
+
+# the states a null leaves a record in when its key names the state they exclude
+# (`fulfillment_status: null`: unfulfilled; `paid_at: null`: unpaid)
+NOT_YET = frozenset({"status:unshipped", "status:unpaid"})
+# words that close a negated state ("not shipped yet")
+YET = frozenset({"yet"})
 
 # keys whose words say nothing of the state a null value leaves unset
 _GENERIC = "status state at date time on timestamp value code"
@@ -136,6 +142,15 @@ def _key_states(key: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def _said(leaf: Any) -> frozenset[str]:
+    """The states a leaf says hold: its value's, or, for a null, the not-yet state of what its
+    key names."""
+    if leaf.value is None:
+        named = _key_states(leaf.key)
+        return frozenset(c for c in NOT_YET if EXCLUDES.get(c, frozenset()) & named)
+    return _concepts(leaf.value)
+
+
 def _denied(leaf: Any) -> frozenset[str]:
     """The states a leaf says do not hold: those its state excludes, or, for a null, the
     states its key names and every state that implies one of them."""
@@ -156,9 +171,19 @@ def _negation(msg: enum_words.Message, first: int) -> int | None:
         between = msg.text[msg.tokens[k][2] : msg.tokens[k + 1][1]]
         if any(mark in between for mark in ",;:()"):
             break
-        if msg.words[k] in NEGATIONS:
+        if msg.words[k] in NEGATIONS and _negation_word(msg, k):
             found = k
     return found
+
+
+def _negation_word(msg: enum_words.Message, k: int) -> bool:
+    """The word negates: "n" only as the French "n'" (not "n°"), "t" only as "n't"."""
+    _, start, end = msg.tokens[k]
+    if msg.words[k] == "n":
+        return msg.text[end : end + 1] in ("'", "’")
+    if msg.words[k] == "t":
+        return msg.text[max(0, start - 2) : start] in ("n'", "n’")
+    return True
 
 
 def _role_beside(msg: enum_words.Message, first: int, after: int, group: str) -> tuple[int, int]:
@@ -191,39 +216,59 @@ def states_said(
     msg = enum_words.message(claim)
     if not msg.found:
         return []
-    held = [(leaf, _concepts(leaf.value), _denied(leaf)) for leaf in leaves]
+    held = [(leaf, _said(leaf), _denied(leaf)) for leaf in leaves]
     held = [(leaf, said, denied) for leaf, said, denied in held if said or denied]
     if not held:
         return []
-    mentions = [m for m in msg.found if m.concept.split(":")[0] in STATE_GROUPS]
     by_span: dict[tuple[int, int], list[enum_words.Mention]] = {}
-    for mention in mentions:
-        by_span.setdefault((mention.start, mention.end), []).append(mention)
-    found: list[Said] = []
-    for (first, after), group in sorted(by_span.items()):
+    for mention in msg.found:
+        if mention.concept.split(":")[0] in STATE_GROUPS:
+            by_span.setdefault((mention.start, mention.end), []).append(mention)
+    spans = sorted(by_span, key=lambda span: (span[0], -span[1]))
+    matched: list[Said] = []
+    words: list[tuple[int, int]] = []  # the word spans matched, with their role words
+    rest = []
+    for first, after in spans:
         start, end = msg.tokens[first][1], msg.tokens[after - 1][2]
-        if any(s <= start and end <= e for s, e in covered):
+        if any(s <= start and end <= e for s, e in covered) or _within(first, after, words):
             continue
-        if any(s.start <= start < s.end or start <= s.start < end for s in found):
-            continue  # a shorter phrase inside one already read
+        group = by_span[(first, after)]
         negation = _negation(msg, first)
-        if negation is not None:
-            start = msg.tokens[negation][1]
-        text = claim[start:end]
-        concepts = {m.concept for m in group}
         agree = 1 if negation is None else 2  # the leaf's said (1) or denied (2) states
+        concepts = {m.concept for m in group}
         hit = next((h for h in held if concepts & h[agree]), None)
-        if hit is not None:
-            lo, hi = _role_beside(msg, first, after, group[0].concept.split(":")[0])
-            start, end = min(start, msg.tokens[lo][1]), msg.tokens[hi - 1][2]
-            found.append(Said(claim[start:end], start, end, hit[0], "matches"))
+        if hit is None:
+            rest.append((first, after, negation, agree))
             continue
+        lo, hi = _role_beside(msg, first, after, group[0].concept.split(":")[0])
+        if negation is not None:
+            lo = min(lo, negation)
+            if hi < len(msg.words) and msg.words[hi] in YET:
+                hi += 1
+        while lo > 0 and first - lo < LINK_REACH and msg.words[lo - 1] in LINKS:
+            lo -= 1  # the linking verb that says it ("a été livré", "wurde zugestellt")
+        start, end = msg.tokens[lo][1], msg.tokens[hi - 1][2]
+        matched.append(Said(claim[start:end], start, end, hit[0], "matches"))
+        words.append((lo, hi))
+    found = list(matched)
+    for first, after, negation, agree in rest:
+        if _within(first, after, words):
+            continue  # a role word of a state matched beside it ("urgence" of "urgence haute")
+        group = by_span[(first, after)]
         if not any(_said_as_state(msg, m, first, after, held) for m in group):
             continue
+        concepts = {m.concept for m in group}
         other = next((h for h in held if concepts & h[3 - agree]), None)
         if other is not None:
-            found.append(Said(text, start, end, other[0], "contradicts"))
+            start = msg.tokens[first if negation is None else negation][1]
+            end = msg.tokens[after - 1][2]
+            found.append(Said(claim[start:end], start, end, other[0], "contradicts"))
+            words.append((first, after))
     return found
+
+
+def _within(first: int, after: int, spans: list[tuple[int, int]]) -> bool:
+    return any(lo < after and first < hi for lo, hi in spans)
 
 
 def _said_as_state(
@@ -235,13 +280,15 @@ def _said_as_state(
 ) -> bool:
     """A state word said as the record's state, not in passing: a strong word, a weak one
     beside its role (its group's words or a state leaf's key), or a status word right after a
-    linking verb."""
+    linking verb. A word of the group's role itself ("urgence") is no state."""
+    role = enum_words.tables().context.get(mention.concept.split(":")[0], [])
+    if any(enum_words._matches(p, w) for p in role for w in msg.words[first:after]):
+        return False
     if not mention.weak:
         return True
     group = mention.concept.split(":")[0]
     if group in LINKED_GROUPS and _linked(msg, first):
         return True
-    role = enum_words.tables().context.get(group, [])
     keys = [w for leaf, _, _ in held for w in enum_words.role_words(str(leaf.key))]
     return enum_words._in_role(msg, first, after, role, keys, ())
 
