@@ -326,3 +326,25 @@ def test_a_run_in_words_is_emitted_and_its_changed_twin_is_not():
     assert report["action"] == "emit", [(c["text"], c["status"]) for c in report["claims"]]
     changed = check_run(run("fulfilled", answer), NO_JUDGE)
     assert changed["action"] != "emit"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "O pedido #1400 passa a ser entregue em Rua Augusta 229.",
+        "La commande #1400 sera livrée au 58 rue Oberkampf.",
+        "Das Paket wird morgen zugestellt.",
+    ],
+)
+def test_where_or_when_a_record_will_get_a_state_contradicts_no_state(claim):
+    assert verdict(claim, ORDER, "shopify_order_update").status != "contradicted"
+    assert verdict(claim, IN_TRANSIT, "fedex_track_by_number").status != "contradicted"
+
+
+def test_the_event_a_date_key_names_is_no_state():
+    incident = {"number": "INC0060300", "state": "Resolved", "opened_at": "2027-11-18 07:42:10"}
+    assert verdict("It was opened on November 18, 2027.", incident).status != "contradicted"
+    assert verdict("It was opened by Jane.", incident).status != "contradicted"
+    assert verdict("It is open.", {"number": "INC1", "state": "Resolved"}).status == (
+        "contradicted"
+    )

@@ -87,14 +87,22 @@ NEGATION_REACH = 4  # words between a negation and the state it negates, at most
 # linking verbs and adverbs a state follows when it is said as the record's state (folded)
 _LINKS = (
     "is are was were be been being has have had now still already currently "
-    "est sont etait ete a ai encore deja desormais actuellement "
-    "ist sind war wurde wird worden hat noch schon jetzt bereits derzeit "
+    "est sont etait ete encore deja desormais actuellement "
+    "ist sind war wurde worden hat noch schon jetzt bereits derzeit "
     "e sta stato stata ancora gia ora attualmente "
     "es esta estan fue ha han sido sigue todavia ya ahora actualmente "
     "foi fica ficou ainda ja agora atualmente c"
 )
 LINKS = frozenset(_LINKS.split())
 LINK_REACH = 2
+# a state followed by where, when or by whom it happens is an event or an intent, not the
+# record's state now ("sera livrée au 58 rue ...", "passa a ser entregue em ...", "opened on
+# May 3", "opened by Jane"): no contradiction is read from it
+_WHERE = (
+    "to at au aux a em en an in nach para al presso na no on le am el il since depuis seit "
+    "by par von por da dal"
+)
+WHERE_WORDS = frozenset(_WHERE.split())
 
 # the states a null leaves a record in when its key names the state they exclude
 # (`fulfillment_status: null`: unfulfilled; `paid_at: null`: unpaid)
@@ -251,10 +259,21 @@ def states_said(
         matched.append(Said(claim[start:end], start, end, hit[0], "matches"))
         words.append((lo, hi))
     found = list(matched)
+    # the event a date leaf's key names ("opened" of `opened_at`): a time, not a state
+    events = {
+        w
+        for leaf in leaves
+        if leaf.value is not None and values.moment_of(leaf.value) is not None
+        for w in values.key_words(leaf.key)
+    }
     for first, after, negation, agree in rest:
         if _within(first, after, words):
             continue  # a role word of a state matched beside it ("urgence" of "urgence haute")
         group = by_span[(first, after)]
+        if after < len(msg.words) and msg.words[after] in WHERE_WORDS:
+            continue
+        if events & set(msg.words[first:after]):
+            continue
         if not any(_said_as_state(msg, m, first, after, held) for m in group):
             continue
         concepts = {m.concept for m in group}
