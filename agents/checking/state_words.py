@@ -30,6 +30,7 @@ import email.utils
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from agents.checking import enum_words, run_clock
@@ -134,6 +135,7 @@ def _concepts(value: Any) -> frozenset[str]:
     return frozenset(own.union(*(IMPLIES.get(c, frozenset()) for c in own)))
 
 
+@lru_cache(maxsize=1024)
 def _key_states(key: str) -> frozenset[str]:
     """The states a key's words name ("shipped" of `shipped_at`, "fulfillment" of
     `fulfillment_status`: a member's other English form)."""
