@@ -348,3 +348,20 @@ def test_the_event_a_date_key_names_is_no_state():
     assert verdict("It is open.", {"number": "INC1", "state": "Resolved"}).status == (
         "contradicted"
     )
+
+
+def test_a_day_word_that_is_a_key_of_the_result_is_no_unmatched_day():
+    forecast = {"today": {"high": 21, "low": 12}, "updated": "2026-05-20T06:00:00Z"}
+    result = verdict("Today: high 21, low 12.", forecast, "get_forecast", PARIS)
+    assert result.status == "supported", result.as_row()
+    assert "Today" not in result.unmatched
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["The operation ended with status DONE.", "Die Operation endete mit Status DONE."],
+)
+def test_a_verb_of_the_state_matches_and_is_not_supported_over_another_state(claim):
+    assert verdict(claim, {"name": "operation-1", "status": "DONE"}).status == "supported"
+    failed = verdict(claim, {"name": "operation-1", "status": "FAILED"})
+    assert failed.status != "supported", failed.as_row()

@@ -35,6 +35,7 @@ from typing import Any
 
 from agents.checking import enum_words, run_clock
 from stages.common import values
+from stages.common.text import stem
 
 # vocabulary groups whose concepts are states a record is in
 STATE_GROUPS = frozenset({"status", "priority"})
@@ -416,3 +417,17 @@ def day_holders(day: Day, leaves: Sequence[Any], clock: run_clock.Clock | None) 
         if any(values.same_moment(m, moment) for m in day.moments()):
             found.append(leaf)
     return found
+
+
+def day_unheld(day: Day, leaves: Sequence[Any], words: set[str]) -> bool:
+    """A day no leaf holds, where the result has dates it could mean, and the day's word is not
+    itself a key of the result or a word of the calls (`{"today": {...}}`, `date: "today"`)."""
+    said = {t for t, _, _ in values.tokens_with_spans(day.text)}
+    said |= {stem(t) for t in said}
+    keys = {w for leaf in leaves for w in (*values.key_words(leaf.key), *leaf.words)}
+    if said & (keys | words):
+        return False
+    return any(
+        not getattr(leaf, "derived", False) and values.moment_of(leaf.value) is not None
+        for leaf in leaves
+    )

@@ -320,7 +320,7 @@ def check_claim(
             held = state_words.day_holders(day, leaves_, clock)
             if held:
                 match(day.text, day.start, day.end, held[0])
-            else:
+            elif state_words.day_unheld(day, leaves_, context_words):
                 pending.append((day.text, day.start, day.end, [x for x, _ in moments_], False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
