@@ -365,3 +365,28 @@ def test_a_verb_of_the_state_matches_and_is_not_supported_over_another_state(cla
     assert verdict(claim, {"name": "operation-1", "status": "DONE"}).status == "supported"
     failed = verdict(claim, {"name": "operation-1", "status": "FAILED"})
     assert failed.status != "supported", failed.as_row()
+
+
+ADDRESS_CHANGE = {
+    "order": {
+        "name": "#1172",
+        "fulfillment_status": None,
+        "shipping_address": {"address1": "58 rue Oberkampf", "city": "Paris", "zip": "75011"},
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "La commande #1172 sera livrée au 58 rue Oberkampf, 75011 Paris.",
+        "O pedido #1172 passa a ser entregue em 58 rue Oberkampf, 75011 Paris.",
+        "Order #1172 will be delivered to 58 rue Oberkampf, 75011 Paris.",
+    ],
+)
+def test_delivered_to_the_shipping_address_is_that_address(claim):
+    result = verdict(claim, ADDRESS_CHANGE, "shopify_order_update")
+    assert result.status == "supported", result.as_row()
+    assert "shopify_order_update#c1/order/shipping_address/address1" in pointers(result)
+    moved = verdict(claim.replace("58 rue", "85 rue"), ADDRESS_CHANGE, "shopify_order_update")
+    assert moved.status != "supported", moved.as_row()

@@ -105,6 +105,12 @@ _WHERE = (
     "by par von por da dal"
 )
 WHERE_WORDS = frozenset(_WHERE.split())
+# states whose words, before a place, say where a record goes ("livrée au ...": the shipping
+# address), and the key words of the leaf that holds that place
+DELIVERY = frozenset({"status:shipped", "status:delivered"})
+ADDRESS_STEMS = frozenset({stem("address"), stem("addresses")})
+_DESTINATION = "shipping delivery destination recipient ship deliver"
+DESTINATION = frozenset(stem(w) for w in _DESTINATION.split())
 
 # the states a null leaves a record in when its key names the state they exclude
 # (`fulfillment_status: null`: unfulfilled; `paid_at: null`: unpaid)
@@ -274,6 +280,10 @@ def states_said(
             continue  # a role word of a state matched beside it ("urgence" of "urgence haute")
         group = by_span[(first, after)]
         if after < len(msg.words) and msg.words[after] in WHERE_WORDS:
+            where = _destination(msg, after + 1, leaves)
+            if where is not None and {m.concept for m in group} & DELIVERY:
+                start, end = msg.tokens[first][1], msg.tokens[after][2]
+                found.append(Said(claim[start:end], start, end, where, "matches"))
             continue
         if events & set(msg.words[first:after]):
             continue
@@ -287,6 +297,21 @@ def states_said(
             found.append(Said(claim[start:end], start, end, other[0], "contradicts"))
             words.append((first, after))
     return found
+
+
+def _destination(msg: enum_words.Message, k: int, leaves: Sequence[Any]) -> Any:
+    """The shipping or delivery address leaf whose value the claim writes from word `k` on
+    ("livrée au 58 rue Oberkampf", "entregue em Rua Augusta 229")."""
+    if k >= len(msg.tokens):
+        return None
+    start = msg.tokens[k][1]
+    for leaf in leaves:
+        path = set(leaf.words)
+        if not isinstance(leaf.value, str) or not (path & ADDRESS_STEMS and path & DESTINATION):
+            continue
+        if any(s == start for s, _ in values.find_ident(leaf.value, msg.tokens[k:])):
+            return leaf
+    return None
 
 
 def _within(first: int, after: int, spans: list[tuple[int, int]]) -> bool:
