@@ -30,7 +30,7 @@ from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
