@@ -35,16 +35,8 @@ ZONE_RE = re.compile(r"\b(?:[A-Z][A-Za-z]+/[A-Z][A-Za-z_-]+(?:/[A-Z][A-Za-z_-]+)
 EPOCH_SECONDS = (946684800, 4102444800)
 EPOCH_TEXT_RE = re.compile(r"^\d{10}(?:\.\d{1,6})?$|^\d{13}$")
 
-_WEEKDAYS = (
-    "monday|lunes|montag|lundi|lunedi|segunda",
-    "tuesday|martes|dienstag|mardi|martedi|terca",
-    "wednesday|miercoles|mittwoch|mercredi|mercoledi|quarta",
-    "thursday|jueves|donnerstag|jeudi|giovedi|quinta",
-    "friday|viernes|freitag|vendredi|venerdi|sexta",
-    "saturday|sabado|samstag|samedi|sabato",
-    "sunday|domingo|sonntag|dimanche|domenica",
-)
-WEEKDAY = {name: i for i, names in enumerate(_WEEKDAYS) for name in names.split("|")}
+# full names only: an abbreviation ("Sat", "Mon") alone is no date the user asks for
+WEEKDAY = values.weekday_names(("en", "es", "de", "fr", "it", "pt"))
 WEEKDAY_RE = re.compile(
     r"\b(" + "|".join(sorted(WEEKDAY, key=len, reverse=True)) + r")(?:-feira)?\b", re.IGNORECASE
 )
