@@ -184,6 +184,8 @@ UNITS = {
     "mib": "mb",
     "gib": "gb",
     "tib": "tb",
+    "ko": "kb",  # kilo-octets, mégaoctets: as French writes bytes
+    "mo": "mb",
 }
 # a decimal comma ("89,99 €", "12,5 %") only before a currency or unit: "5,10 and 15" is a list
 _UNIT_AFTER = "|".join(
