@@ -311,3 +311,59 @@ def test_one_weekday_table_serves_every_reader():
     assert "sat" not in run_clock.WEEKDAY and run_clock.WEEKDAY["samstag"] == 5
     assert "maandag" not in run_clock.WEEKDAY
     assert provenance.is_relative("on samedi") and not provenance.is_relative("on sabato")
+
+
+# ---------------------------------------------------------------- days from today, mail dates
+
+
+@pytest.mark.parametrize(
+    ("claim", "day"),
+    [
+        ("The latest message arrived yesterday.", "yesterday"),
+        ("Le dernier message est arrivé hier.", "hier"),
+        ("Die letzte Nachricht kam gestern.", "gestern"),
+        ("Entrega prevista: hoje.", "hoje"),
+    ],
+)
+def test_a_day_counted_from_today_states_a_leafs_date_in_the_users_zone(claim, day):
+    # 2026-12-05 01:30 UTC is 4 December in New York, the day before the run's today
+    result = {"internalDate": "1796434200000", "eta": "2026-12-05"}
+    found = derived_leaves.zoned(
+        structured.leaves(result, "get_record", "c1"), [ZoneInfo("America/New_York")]
+    )
+    context = {structured.TODAY_KEY + "2026-12-05"}
+    matched = structured.check_claim(claim, found, context).matched
+    want = "/eta" if day == "hoje" else "/internalDate"
+    assert want in {f.pointer.split("c1", 1)[1] for f in matched}
+    changed = claim.replace(day, {"hoje": "amanhã", "hier": "demain"}.get(day, "tomorrow"))
+    changed = changed.replace("gestern", "morgen") if day == "gestern" else changed
+    assert not structured.check_claim(changed, found, context).matched
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["Fri, 4 Dec 2026 01:30:00 +0000", "2026-12-04 01:30:00 UTC", "2026-12-03T20:30:00-05:00"],
+)
+def test_a_mail_date_or_a_utc_time_is_an_instant_stated_in_the_users_zone(value):
+    found = derived_leaves.zoned(
+        structured.leaves({"date": value}, "get_record", "c1"), [ZoneInfo("America/New_York")]
+    )
+    assert structured.check_claim("Sent on Thursday, December 3 at 8:30 PM.", found, set()).matched
+    assert not structured.check_claim(
+        "Sent on Thursday, December 3 at 9:30 PM.", found, set()
+    ).matched
+    assert not structured.check_claim(
+        "Sent on Friday, December 3 at 8:30 PM.", found, set()
+    ).matched
+
+
+def test_a_link_names_the_resource_it_points_to():
+    link = "https://compute.example.com/v1/projects/p-1/global/firewalls/allow-tcp-22-203-0"
+    found = structured.leaves({"targetLink": link, "status": "DONE"}, "insert_firewall", "c1")
+    found += derived_leaves.url_tails(found)
+    claim = "Rule allow-tcp-22-203-0 is DONE."
+    assert "/targetLink" in {
+        f.pointer.split("c1", 1)[1] for f in structured.check_claim(claim, found, set()).matched
+    }
+    other = structured.check_claim("Rule allow-tcp-22-204-0 is DONE.", found, set())
+    assert "/targetLink" not in {f.pointer.split("c1", 1)[1] for f in other.matched}

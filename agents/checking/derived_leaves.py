@@ -86,6 +86,25 @@ def zoned(found: list[Any], zones: list[ZoneInfo]) -> list[Any]:
     return out
 
 
+# ---------------------------------------------------------------- a resource's name in its link
+
+URL_RE = re.compile(r"^https?://[^\s/]+/\S*?([^/?#\s]+)/?(?:[?#]\S*)?$")
+TAIL_MIN_CHARS = 6
+
+
+def url_tails(found: list[Any]) -> list[Any]:
+    """The last path segment of each link a result holds (".../firewalls/allow-tcp-22-203-0"),
+    as a leaf of its own at the link's pointer: the name of the resource the link points to."""
+    out = []
+    for leaf in found:
+        if leaf.derived or not isinstance(leaf.value, str):
+            continue
+        match = URL_RE.match(leaf.value.strip())
+        if match and len(match.group(1)) >= TAIL_MIN_CHARS and not match.group(1).isdigit():
+            out.append(dataclasses.replace(leaf, value=match.group(1)))
+    return out
+
+
 # ---------------------------------------------------------------- lengths of time
 
 DURATION_KEYS = frozenset({"duration", "length", "runtime", "elapsed", "playtime"})

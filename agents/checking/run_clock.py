@@ -188,6 +188,18 @@ def dates_in(text: str, clock: Clock) -> list[date]:
     return list(dict.fromkeys(d for d in found if d is not None))
 
 
+def day_words(text: str) -> list[tuple[int, int, int]]:
+    """(days from today, start, end) of each word that names a day counted from today
+    ("yesterday", "pasado mañana", "hoje")."""
+    folded = values.fold_keeping_length(text)
+    found = []
+    for shift, pattern in DAY_WORD_RE:
+        for match in pattern.finditer(folded):
+            found.append((shift, match.start(), match.end()))
+        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
+    return sorted(found, key=lambda f: f[1])
+
+
 def unresolved(text: str) -> str:
     """The message with what the clock resolves blanked out (the clock's own statement, "today",
     "pasado mañana", "am Freitag", "next Friday", "in 3 days", "Apr 22", "4.3."): what is left

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from agents.checking import derived_leaves
+from agents.checking import derived_leaves, run_clock
 from agents.checking.formats import AgentRun
 from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
@@ -215,7 +215,7 @@ def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
             continue
         if isinstance(result.content, dict | list):
             own = leaves(result.content, result.name, result.call_id)
-            found += own + derived_leaves.totals(own)
+            found += own + derived_leaves.url_tails(own) + derived_leaves.totals(own)
     return derived_leaves.zoned(found, derived_leaves.zones_of(run.user_texts, run.answer))
 
 
@@ -315,6 +315,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, start, moment.end, rivals, False))
+    # a day counted from the run's today ("yesterday", "hoje") that a leaf's date is
+    today = next((w.removeprefix(TODAY_KEY) for w in context_words if w.startswith(TODAY_KEY)), "")
+    for shift, start, end in run_clock.day_words(claim) if today else []:
+        day = (date.fromisoformat(today) + timedelta(days=shift)).isoformat()
+        hit = next((leaf for leaf, m in moments_ if m.date == day), None)
+        if hit is not None and not _covered(covered, start, end):
+            match(claim[start:end], start, end, hit)
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
@@ -827,7 +834,13 @@ def context_words(run: AgentRun) -> set[str]:
                     }
     for result in run.results:
         words |= set(values.key_words(result.name))
+    clock = run_clock.clock_of(run.user_texts)
+    if clock is not None:  # the day "yesterday" or "hoy" names
+        words.add(TODAY_KEY + clock.today.isoformat())
     return words
+
+
+TODAY_KEY = "@today:"
 
 
 def _number_key(number: float) -> str:

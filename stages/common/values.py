@@ -581,7 +581,8 @@ H_TIME_RE = re.compile(
     re.IGNORECASE,
 )
 ISO_DATETIME_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])"
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2}|\s?(?:UTC|GMT)\b)?(?![\w])"  # "2027-04-07 16:30:00 UTC" as well
 )
 MONTH_DOT_RE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
@@ -700,8 +701,9 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
     taken: list[tuple[int, int]] = []
     text = MONTH_DOT_RE.sub(lambda m: m.group(1) + " ", text)  # "March.11" as "March 11"
     for match in ISO_DATETIME_RE.finditer(text):
+        written = re.sub(r"\s?(?:UTC|GMT)$", "Z", match.group(0))
         try:
-            when = dateutil_parser.isoparse(match.group(0).replace(" ", "T"))
+            when = dateutil_parser.isoparse(written.replace(" ", "T"))
         except ValueError:
             continue
         offset = when.utcoffset().total_seconds() / 3600 if when.tzinfo else None
@@ -792,7 +794,8 @@ def moment_of(value: object) -> Moment | None:
     if not text or len(text) > 60:
         return None
     found = moments(text)
-    if len(found) == 1 and found[0].start <= 1 and len(text) - found[0].end <= 1:
+    # its weekday before it, as mail headers write a date ("Thu, 4 Feb 2027 18:05:00 +0000")
+    if len(found) == 1 and found[0].start - found[0].lead <= 1 and len(text) - found[0].end <= 1:
         return found[0]
     return None
 
