@@ -367,3 +367,23 @@ def test_a_link_names_the_resource_it_points_to():
     }
     other = structured.check_claim("Rule allow-tcp-22-204-0 is DONE.", found, set())
     assert "/targetLink" not in {f.pointer.split("c1", 1)[1] for f in other.matched}
+
+
+def test_a_time_of_day_after_its_word_is_no_length_of_time():
+    meeting = {"duration": 600, "start": "2027-04-07T10:30:00"}  # ten minutes, at 10:30
+    assert values.durations("It starts at 10:00.") == []
+    assert "/duration" not in pointers(verdict("Das Meeting beginnt um 10:00.", meeting))
+    assert "/duration" in pointers(verdict("Das Meeting dauert 10:00 Minuten.", meeting))
+
+
+def test_a_reference_number_is_no_unix_time():
+    found = derived_leaves.zoned(
+        structured.leaves({"support_reference": "3914968265"}, "get_record", "c1"),
+        [ZoneInfo("UTC")],
+    )
+    assert found[0].local == ()
+
+
+def test_a_length_after_of_is_a_length():
+    assert "/duration_ms" in pointers(verdict("Despacito, une durée de 3:49.", TRACK))
+    assert "/duration_ms" in pointers(verdict("Despacito, duração de 3:49.", TRACK))

@@ -25,7 +25,9 @@ from stages.common import values
 
 # ---------------------------------------------------------------- instants in a zone
 
-ID_WORDS = frozenset({"id", "ids", "number", "phone", "count", "total", "size", "amount"})
+# keys of a number that is no instant, though its digits would read as one
+_NOT_TIME = "id ids number no phone count total size amount reference ref code tracking account zip"
+ID_WORDS = frozenset(_NOT_TIME.split())
 
 
 def instant_of(leaf: Any) -> datetime | None:

@@ -368,10 +368,22 @@ class Duration:
     end: int
 
 
+# a word that puts a time of day after it ("until 8:30", "um 8:15", "a las 10:30"): no duration
+TIME_BEFORE_RE = re.compile(
+    r"\b(?:at|until|till|by|from|to|between|and|um|bis|ab|von|gegen|à|as|às|a las|a la|"
+    r"alle|dalle|fino alle|jusqu'à|jusqu'a|vers|dès|des|depuis|desde|hasta|entre|ate|até)"
+    r"\s*$",
+    re.IGNORECASE,
+)
+
+
 def durations(text: str) -> list[Duration]:
-    """The lengths of time a text writes in parts or on a clock's face."""
+    """The lengths of time a text writes in parts or on a clock's face (not a clock's face
+    after a word that introduces a time of day: "until 8:30")."""
     found = []
     for match in DURATION_CLOCK_RE.finditer(text):
+        if TIME_BEFORE_RE.search(text[max(0, match.start() - 12) : match.start()]):
+            continue
         a, b, c = int(match.group("a")), int(match.group("b")), match.group("c")
         if c is not None:
             readings = ((a * 3600 + b * 60 + int(c), 1.0),)
