@@ -450,6 +450,7 @@ NETWORK_RE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=16384, typed=True)  # a result's leaves, read for each claim
 def network_of(value: object) -> str | None:
     """An IP address or network as one normal writing ("203.45.86.0/24", "10.0.0.1",
     "2001:db8::/32"); else None."""
