@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import random
 import re
-import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from scripts.agent_run_sets import check_records, clear, freeze, label_counts
 from scripts.make_agent_runs_v2 import (
     B,
     Call,
@@ -5161,31 +5160,10 @@ On this set, held out:
 
 
 def write(folder: Path, force: bool = False) -> dict:
-    from agents.checking.formats import parse_run
-    from eval.detection_sets import write_manifest
-
-    if folder.exists():
-        if not force:
-            raise SystemExit(f"{folder} exists: a frozen set is never rewritten (make -v4)")
-        shutil.rmtree(folder)
+    clear(folder, force, "-v4")
     rows = records()
-    for row in rows:  # every run reads as its format, with its calls, before anything is written
-        parsed = parse_run(row["run"], row["id"])
-        if parsed.format != row["format"]:
-            raise SystemExit(f"{row['id']}: read as {parsed.format}, written as {row['format']}")
-        if row["label"] == "correct" and (not parsed.answer or len(parsed.calls) != row["calls"]):
-            raise SystemExit(f"{row['id']}: answer or calls lost")
-        ends_on_call = row["label"] in ("valid_call", "invented_value") or row["label"].startswith(
-            "changed_"
-        )
-        if ends_on_call and parsed.answer is not None:
-            raise SystemExit(f"{row['id']}: a run ending on a call has an answer")
-    folder.mkdir(parents=True)
-    lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
-    (folder / "records.jsonl").write_text(lines, encoding="utf-8")
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["label"]] = counts.get(row["label"], 0) + 1
+    check_records(rows)
+    counts = label_counts(rows)
     valid = [row for row in rows if row["label"] == "correct"]
     scs = scenarios()
     tools = sorted({t["name"] for sc in scs for t in sc.tools})
@@ -5210,9 +5188,10 @@ def write(folder: Path, force: bool = False) -> dict:
         lang_counts=tally("lang"),
         format_counts=tally("format"),
     )
-    (folder / "README.md").write_text(text, encoding="utf-8")
-    return write_manifest(
+    return freeze(
         folder,
+        rows,
+        text,
         {
             "name": SET_NAME,
             "description": "Held-out agent runs written blind from templates (seed "

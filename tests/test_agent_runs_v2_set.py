@@ -4,34 +4,15 @@ from its valid pair by exactly the change its label names."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
+import scripts.make_agent_runs_v2 as generator
 from agents.checking.formats import parse_run
 from eval.detection_sets import load_detection_set
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_agent_runs_v2.py"
-ARG_KINDS = ("date", "time", "amount", "address", "ip", "id", "enum")
-MUTATIONS = (
-    *(f"changed_{k}" for k in ARG_KINDS),
-    "invented_value",
-    "contradiction",
-    "unsupported_addition",
-)
-
-
-def generator():
-    spec = importlib.util.spec_from_file_location("make_agent_runs_v2", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from scripts.agent_run_sets import MUTATIONS
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +27,7 @@ def by_id(dset):
 
 def test_the_frozen_records_are_what_the_generator_writes(dset):
     written = (dset.path / "records.jsonl").read_text(encoding="utf-8")
-    rows = generator().records()
+    rows = generator.records()
     assert written == "".join(
         json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows
     )

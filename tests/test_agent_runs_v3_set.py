@@ -5,35 +5,16 @@ reads it under its own names."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
+import scripts.make_agent_runs_v3 as generator
 from agents.checking.formats import parse_run
 from eval.detection_sets import load_detection_set
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_agent_runs_v3.py"
-ARG_KINDS = ("date", "time", "amount", "address", "ip", "id", "enum")
-MUTATIONS = (
-    *(f"changed_{k}" for k in ARG_KINDS),
-    "invented_value",
-    "contradiction",
-    "unsupported_addition",
-)
-
-
-def generator():
-    spec = importlib.util.spec_from_file_location("make_agent_runs_v3", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from scripts.agent_run_sets import MUTATIONS
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +28,7 @@ def by_id(dset):
 
 
 def test_the_frozen_records_are_what_the_generator_writes(dset, tmp_path):
-    module = generator()
+    module = generator
     module.write(tmp_path / "again")
     for name in ("records.jsonl", "README.md", "manifest.json"):
         assert (tmp_path / "again" / name).read_bytes() == (dset.path / name).read_bytes(), name

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agents.checking import check_run, state_words, structured
+from agents.checking import check_run, derived_leaves, state_words, structured
 from agents.checking.run_clock import Clock
 from stages.common import values
 
@@ -20,8 +20,14 @@ NO_JUDGE = {"judge": "none"}
 
 
 def verdict(claim: str, result: dict, tool: str = "get_record", clock: Clock | None = None):
+    """The claim's verdict over one result, in a run whose clock is `clock` (its today and the
+    user's zone, as `run_leaves` and `context_words` give them to the check)."""
     leaves = structured.leaves(result, tool, "c1")
-    return structured.check_claim(claim, leaves, set(values.key_words(tool)), clock)
+    words = set(values.key_words(tool))
+    if clock is not None:
+        leaves = derived_leaves.zoned(leaves, [clock.zone] if clock.zone else [])
+        words.add(structured.TODAY_KEY + clock.today.isoformat())
+    return structured.check_claim(claim, leaves, words)
 
 
 def pointers(result: structured.Verdict) -> set[str]:
@@ -294,9 +300,10 @@ def test_email_header_dates_and_unix_milliseconds_are_days_too():
 
 def test_a_day_word_needs_the_runs_clock_and_look_alikes_are_no_days():
     assert verdict("Delivery expected: today.", {"eta": "2026-05-25"}).status != "supported"
-    assert state_words.days_said("Hier ist die Nachricht.", PARIS) == []
-    assert state_words.days_said("Llegó esta mañana.", PARIS) == []
-    assert state_words.days_said("Heute Morgen kam sie.", PARIS)[0].date == "2026-05-25"
+    assert state_words.day_words("Hier ist die Nachricht.") == []
+    assert state_words.day_words("Llegó esta mañana.") == []
+    assert [shift for shift, _, _ in state_words.day_words("Heute Morgen kam sie.")] == [0]
+    assert [shift for shift, _, _ in state_words.day_words("Il est arrivé hier.")] == [-1]
 
 
 def test_a_run_in_words_is_emitted_and_its_changed_twin_is_not():

@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 import agents.checking.answer_framing as answer_framing
 import agents.checking.diagnosis as diagnosis
 import agents.checking.formats as formats
-import agents.checking.run_clock as run_clock
 import agents.checking.structured as structured
 import agents.checking.tool_calls as tool_calls
 import agents.checking.tool_evidence as evidence
@@ -365,7 +364,6 @@ def _structural(
     if not leaves:
         return False
     context = structured.context_words(run)
-    clock = run_clock.clock_of(run.user_texts)
     names = _tool_names(run)
     language = detect_language(run.answer or "")
     changed = False
@@ -373,7 +371,7 @@ def _structural(
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
             continue
         text, _ = answer_framing.strip_source_lead(unemphasised(strip_markers(row["text"])), names)
-        verdict = structured.check_claim(text, leaves, context, clock)
+        verdict = structured.check_claim(text, leaves, context)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
             known = _known_words(text, leaves, language)

@@ -94,11 +94,7 @@ PHONE_VALUE_RE = re.compile(r"^\+?[\d\s().-]{7,22}$")
 PHONE_IN_TEXT_RE = re.compile(r"(?<![\w.+])\+?\(?\d[\d\s().-]{5,20}\d(?![\w.]\d)")
 CAPS_CODE_RE = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){3})[A-Z0-9]+(?:[._-][A-Z0-9]+)*$")
 KEY_RE = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w.:/-]{6,}$")
-_DAYS = (
-    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|miercoles|jueves|"
-    "viernes|sabado|domingo|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|"
-    "mardi|mercredi|jeudi|vendredi|samedi|dimanche"
-)
+_DAYS = "|".join(sorted(values.weekday_names(("en", "es", "de", "fr")), key=len, reverse=True))
 _SPANS = "days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|quarters?"
 RELATIVE_DATE_RE = re.compile(
     rf"\b(?:today|tonight|tomorrow|yesterday|now|ago|later|{_DAYS}|"

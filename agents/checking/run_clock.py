@@ -35,16 +35,8 @@ ZONE_RE = re.compile(r"\b(?:[A-Z][A-Za-z]+/[A-Z][A-Za-z_-]+(?:/[A-Z][A-Za-z_-]+)
 EPOCH_SECONDS = (946684800, 4102444800)
 EPOCH_TEXT_RE = re.compile(r"^\d{10}(?:\.\d{1,6})?$|^\d{13}$")
 
-_WEEKDAYS = (
-    "monday|lunes|montag|lundi|lunedi|segunda",
-    "tuesday|martes|dienstag|mardi|martedi|terca",
-    "wednesday|miercoles|mittwoch|mercredi|mercoledi|quarta",
-    "thursday|jueves|donnerstag|jeudi|giovedi|quinta",
-    "friday|viernes|freitag|vendredi|venerdi|sexta",
-    "saturday|sabado|samstag|samedi|sabato",
-    "sunday|domingo|sonntag|dimanche|domenica",
-)
-WEEKDAY = {name: i for i, names in enumerate(_WEEKDAYS) for name in names.split("|")}
+# full names only: an abbreviation ("Sat", "Mon") alone is no date the user asks for
+WEEKDAY = values.weekday_names(("en", "es", "de", "fr", "it", "pt"))
 WEEKDAY_RE = re.compile(
     r"\b(" + "|".join(sorted(WEEKDAY, key=len, reverse=True)) + r")(?:-feira)?\b", re.IGNORECASE
 )
@@ -194,6 +186,18 @@ def dates_in(text: str, clock: Clock) -> list[date]:
         a, b = int(match.group(1)), int(match.group(3))
         found += [_nearest_year(today, b, a), _nearest_year(today, a, b)]
     return list(dict.fromkeys(d for d in found if d is not None))
+
+
+def day_words(text: str) -> list[tuple[int, int, int]]:
+    """(days from today, start, end) of each word that names a day counted from today
+    ("yesterday", "pasado mañana", "hoje")."""
+    folded = values.fold_keeping_length(text)
+    found = []
+    for shift, pattern in DAY_WORD_RE:
+        for match in pattern.finditer(folded):
+            found.append((shift, match.start(), match.end()))
+        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
+    return sorted(found, key=lambda f: f[1])
 
 
 def unresolved(text: str) -> str:

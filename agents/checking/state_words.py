@@ -19,17 +19,15 @@ leaf's value says a state when it spells one of its members. A claim's state
   word beside its role, or a status word right after "is"/"est"/"ist"/"è"/...).
 
 Relative days: "today", "hier", "gestern", "mañana", ... are the run's date plus a number of
-days (`run_clock`: the date and zone the run's messages give); they match a date leaf of that
-day, read in the leaf's own zone or in the run's. A day word the clock does not resolve, or a
-word that only looks like one ("hier" in German, "esta mañana"), is left alone.
+days (`run_clock`); `structured` matches them to a date leaf of that day (in the leaf's own zone
+or the user's). `day_words` leaves out the words that only look like one ("hier" in German,
+"esta mañana"); `day_unheld` says when a day no leaf holds is an element left unmatched.
 """
 
 from __future__ import annotations
 
-import email.utils
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -353,101 +351,28 @@ _GERMAN = "ist sind und der die das nicht ein eine wird wurde mit von auf noch"
 GERMAN_WORDS = frozenset(_GERMAN.split())
 
 
-@dataclass(frozen=True)
-class Day:
-    """A day the claim names relative to the run's date ("yesterday"), as dates to compare."""
-
-    text: str
-    start: int
-    end: int
-    date: str  # YYYY-MM-DD
-    offset: float | None  # the run zone's offset from UTC on that day, when the run names one
-
-    def moments(self) -> list[values.Moment]:
-        """The day read in a leaf's own zone, and in the run's zone."""
-        own = values.Moment(self.date, None, None, self.start, self.end)
-        if self.offset is None:
-            return [own]
-        return [own, values.Moment(self.date, None, self.offset, self.start, self.end)]
-
-
-def days_said(claim: str, clock: run_clock.Clock | None) -> list[Day]:
-    """The days `claim` names relative to the run's date ("hoje", "arrived yesterday")."""
-    if clock is None:
-        return []
+def day_words(claim: str) -> list[tuple[int, int, int]]:
+    """(days from the run's today, start, end) of each word of `claim` that names a day counted
+    from today ("hoje", "arrived yesterday"), without the words that only look like one."""
     folded = values.fold_keeping_length(claim)
     words = {t for t, _, _ in values.tokens_with_spans(claim)}
-    found: list[Day] = []
-    for shift, pattern in run_clock.DAY_WORD_RE:
-        for match in pattern.finditer(folded):
-            word = match.group(0).lower()
-            before = folded[: match.start()].split()
-            previous = before[-1].strip(",.;:") if before else ""
-            if previous in NOT_A_DAY_AFTER.get(word, ()):
-                continue
-            if word == "hier" and words & GERMAN_WORDS:
-                continue
-            if any(d.start <= match.start() < d.end for d in found):
-                continue
-            day = clock.today + timedelta(days=shift)
-            offset = _offset(clock, day)
-            found.append(Day(claim[match.start() : match.end()], *match.span(), str(day), offset))
-        folded = pattern.sub(lambda m: " " * len(m.group(0)), folded)
-    return sorted(found, key=lambda d: d.start)
-
-
-def _offset(clock: run_clock.Clock, day: Any) -> float | None:
-    if clock.zone is None:
-        return None
-    delta = datetime(day.year, day.month, day.day, 12, tzinfo=clock.zone).utcoffset()
-    return delta.total_seconds() / 3600 if delta is not None else None
-
-
-def moment_of(value: Any, clock: run_clock.Clock | None) -> values.Moment | None:
-    """A leaf's date and time: as `values` reads it, or an e-mail header's date ("Sun, 24 May
-    2026 13:05:00 +0200"), or a Unix time in the run's zone."""
-    moment = values.moment_of(value)
-    if moment is not None:
-        return moment
-    if isinstance(value, str) and 16 <= len(value) <= 40 and "," in value[:5]:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            when = None
-        if when is not None and when.tzinfo is not None:
-            delta = when.utcoffset()
-            offset = delta.total_seconds() / 3600 if delta is not None else None
-            return values.Moment(when.date().isoformat(), when.strftime("%H:%M"), offset, 0, 0)
-    if isinstance(value, int | str) and not isinstance(value, bool):
-        return run_clock.epoch_moment(value, clock) if _epoch_key_ok(value) else None
-    return None
-
-
-def _epoch_key_ok(value: Any) -> bool:
-    """A Unix time written as one (ten or thirteen digits), not any count."""
-    text = str(value).strip()
-    return text.isdigit() and len(text) in (10, 13)
-
-
-def day_holders(day: Day, leaves: Sequence[Any], clock: run_clock.Clock | None) -> list[Any]:
-    """The leaves that hold the day `day` names: a date, or a date-time whose day it is in its
-    own zone or in the run's."""
     found = []
-    for leaf in leaves:
-        if getattr(leaf, "derived", False):
+    for shift, start, end in run_clock.day_words(claim):
+        word = folded[start:end].lower()
+        before = folded[:start].split()
+        previous = before[-1].strip(",.;:") if before else ""
+        if previous in NOT_A_DAY_AFTER.get(word, ()):
             continue
-        moment = moment_of(leaf.value, clock)
-        if moment is None or moment.date is None or len(moment.date) != 10:
+        if word == "hier" and words & GERMAN_WORDS:
             continue
-        if any(values.same_moment(m, moment) for m in day.moments()):
-            found.append(leaf)
+        found.append((shift, start, end))
     return found
 
 
-def day_unheld(day: Day, leaves: Sequence[Any], words: set[str]) -> bool:
-    """A day no leaf holds, where the result has dates it could mean, and the day's word is not
-    itself a key of the result or a word of the calls (`{"today": {...}}`, `date: "today"`)."""
-    said = {t for t, _, _ in values.tokens_with_spans(day.text)}
+def day_unheld(text: str, leaves: Sequence[Any], words: set[str]) -> bool:
+    """A day (`text`: its word) no leaf holds, where the result has dates it could mean, and the
+    word is not itself a key of the result or a word of the calls (`{"today": {...}}`)."""
+    said = {t for t, _, _ in values.tokens_with_spans(text)}
     said |= {stem(t) for t in said}
     keys = {w for leaf in leaves for w in (*values.key_words(leaf.key), *leaf.words)}
     if said & (keys | words):

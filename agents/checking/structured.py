@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from agents.checking import run_clock, state_words
+from agents.checking import derived_leaves, run_clock, state_words
 from agents.checking.formats import AgentRun
 from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
@@ -62,10 +62,12 @@ class Leaf:
     value: Any
     derived: bool = False  # the count of a list ("2 meetings" over two events), not a value
     unit: str | None = None  # a derived duration's unit: it matches a number of that unit only
-    via: str = ""  # a derived duration's other end ("end - start")
+    via: str = ""  # a derived duration's other end ("end - start"), or the pointers summed
+    local: tuple[values.Moment, ...] = ()  # an instant's moments in the user's zones
 
     def anchor(self) -> str:
-        via = f" - {self.via}" if self.via else ""
+        via = f" - {self.via}" if self.via and not derived_leaves.is_total(self) else ""
+        via = f" ({self.via})" if derived_leaves.is_total(self) else via
         return f"{self.tool}#{self.call_id or ''}{self.pointer}{via}"
 
 
@@ -212,8 +214,9 @@ def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
         if (result.call_id or result.name) not in evidence_calls:
             continue
         if isinstance(result.content, dict | list):
-            found += leaves(result.content, result.name, result.call_id)
-    return found
+            own = leaves(result.content, result.name, result.call_id)
+            found += own + derived_leaves.url_tails(own) + derived_leaves.totals(own)
+    return derived_leaves.zoned(found, derived_leaves.zones_of(run.user_texts, run.answer))
 
 
 def _covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -266,15 +269,9 @@ def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
     ]
 
 
-def check_claim(
-    claim: str,
-    leaves_: list[Leaf],
-    context_words: set[str],
-    clock: run_clock.Clock | None = None,
-) -> Verdict:
+def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
     """The structural verdict of one claim over the run's leaves. `context_words`: words a
-    restatement may use besides keys and values (the tools' names, the calls' arguments);
-    `clock`: the run's date and zone, which days said relative to it ("yesterday") are read by."""
+    restatement may use besides keys and values (the tools' names, the calls' arguments)."""
     nulls = [leaf for leaf in leaves_ if leaf.value is None]
     leaves_ = [leaf for leaf in leaves_ if leaf.value is not None]
     if not leaves_:
@@ -291,14 +288,19 @@ def check_claim(
     numbers = [(leaf, n) for leaf, n in numbers if n is not None]
     moments_ = [(leaf, values.moment_of(leaf.value)) for leaf in leaves_ if not leaf.derived]
     moments_ = [(leaf, m) for leaf, m in moments_ if m is not None]
+    moments_ += [(leaf, m) for leaf in leaves_ for m in leaf.local]  # in the user's zones
 
     def match(text: str, start: int, end: int, leaf: Leaf) -> None:
         matched.append(Finding(text, leaf.anchor(), leaf.value, "matches", start, end))
         covered.append((start, end))
 
+    # values written whole: a length of time, digits in groups, an IP network
+    whole = _written_whole(claim, leaves_, context_words, match, covered, pending)
     # dates and times
     claimed_moments = values.moments(claim)
     for moment in claimed_moments:
+        if any(s < moment.end and moment.start < e for s, e in covered + whole):
+            continue
         start = moment.start - moment.lead  # its weekday with it ("Friday, May 29")
         text = claim[start : moment.end]
         hit = next((leaf for leaf, m in moments_ if values.same_moment(moment, m)), None)
@@ -315,21 +317,32 @@ def check_claim(
         else:
             rivals = [leaf for leaf, _ in moments_]
             pending.append((text, start, moment.end, rivals, False))
-    for day in state_words.days_said(claim, clock):  # "hier", "hoje": the run's date +/- n
-        if not _covered(covered, day.start, day.end):
-            held = state_words.day_holders(day, leaves_, clock)
-            if held:
-                match(day.text, day.start, day.end, held[0])
-            elif state_words.day_unheld(day, leaves_, context_words):
-                pending.append((day.text, day.start, day.end, [x for x, _ in moments_], False))
+    # a day counted from the run's today ("yesterday", "hoje") that a leaf's date is; one that
+    # none is, where the result has dates, is an element left unmatched
+    today = next((w.removeprefix(TODAY_KEY) for w in context_words if w.startswith(TODAY_KEY)), "")
+    for shift, start, end in state_words.day_words(claim) if today else []:
+        day = (date.fromisoformat(today) + timedelta(days=shift)).isoformat()
+        hit = next((leaf for leaf, m in moments_ if m.date == day), None)
+        if _covered(covered, start, end):
+            continue
+        if hit is not None:
+            match(claim[start:end], start, end, hit)
+        elif state_words.day_unheld(claim[start:end], leaves_, context_words):
+            pending.append((claim[start:end], start, end, [x for x, _ in moments_], False))
     # numbers, with their units and currencies
     for quantity in values.quantities(claim):
         text = claim[quantity.start : quantity.end]
+        if any(s < quantity.end and quantity.start < e for s, e in covered + whole):
+            continue  # a part of a value written whole
         hits = [
             leaf
             for leaf, n in numbers
             if (leaf.unit is None or leaf.unit == quantity.unit)
             and (values.same_number(quantity, n) or _minor_units(quantity, leaf, leaves_))
+            and (
+                not derived_leaves.is_total(leaf)
+                or derived_leaves.says_total(claim, quantity.start, quantity.end)
+            )
         ]
         if hits:
             near = [leaf for leaf in hits if _mentions(leaf, tokens)]
@@ -343,7 +356,8 @@ def check_claim(
                     )
                 )
             continue
-        if values.ident_key(text) in context_words:  # a number the call passed (an address)
+        if values.ident_key(text) in context_words or _number_key(quantity.value) in context_words:
+            # a number the call passed (an address, an amount)
             covered.append((quantity.start, quantity.end))
             continue
         rivals = [leaf for leaf, _ in numbers if not leaf.derived]
@@ -613,6 +627,10 @@ def _vocabulary(
 
 
 ZERO_DECIMAL = frozenset({"jpy", "krw", "clp", "vnd", "isk"})
+# keys of an amount of money (`amount`, `unit_amount`, `fee`, `total`), which payment APIs may
+# give in minor units beside a currency
+_MONEY = "amount fee fees price cost total subtotal tax balance charge payout value"
+MONEY_KEYS = frozenset(_MONEY.split())
 
 
 def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> bool:
@@ -622,7 +640,7 @@ def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> 
         return False
     if not isinstance(leaf.value, int) or isinstance(leaf.value, bool) or leaf.derived:
         return False
-    if "amount" not in values.key_words(leaf.key):
+    if not set(values.key_words(leaf.key)) & MONEY_KEYS:
         return False
     if abs(leaf.value / 100 - quantity.value) > 1e-9 * max(1.0, abs(quantity.value)):
         return False
@@ -815,6 +833,14 @@ def context_words(run: AgentRun) -> set[str]:
             for token, _, _ in values.tokens_with_spans(_flat(call.args)):
                 words |= {token, stem(token)}
             for value in _scalars(call.args):  # a date or time argument, as a claim may say it
+                number = values.number_of(value)
+                if number is not None:  # an amount the call passed ("325.50")
+                    words.add(_number_key(number))
+                network = values.network_of(value)
+                if network is not None:  # "203.45.86.0/24", as a claim may write it
+                    words.add(f"%{network}")
+                if isinstance(value, str) and re.fullmatch(r"\+?[\d\s().-]{6,}", value):
+                    words.add(re.sub(r"\D", "", value))  # a phone number, in groups
                 moment = values.moment_of(value)
                 if moment is not None:
                     words |= {
@@ -824,7 +850,72 @@ def context_words(run: AgentRun) -> set[str]:
                     }
     for result in run.results:
         words |= set(values.key_words(result.name))
+    clock = run_clock.clock_of(run.user_texts)
+    if clock is not None:  # the day "yesterday" or "hoy" names
+        words.add(TODAY_KEY + clock.today.isoformat())
     return words
+
+
+TODAY_KEY = "@today:"
+
+
+def _number_key(number: float) -> str:
+    """A number as `context_words` holds an argument's ("#325.5")."""
+    return f"#{number:.6g}"
+
+
+def _written_whole(
+    claim: str,
+    leaves_: list[Leaf],
+    context_words: set[str],
+    match: Any,
+    covered: list[tuple[int, int]],
+    pending: list[tuple[str, int, int, list[Leaf], bool]],
+) -> list[tuple[int, int]]:
+    """The claim's values that are one value though written in parts: a length of time ("3:49",
+    "3 min 49 s" over `duration_ms: 229965`), digits in groups ("649 1278 2769" over `id:
+    64912782769`) and an IP address or network ("203.45.86.0/24"). Each matches a leaf that
+    holds it (or is covered when a call's argument holds it); a network that none holds is
+    left pending as one element, never as four numbers. The spans of networks: no number or
+    time of the claim is read inside them."""
+    whole: list[tuple[int, int]] = []
+    timed = [(leaf, s) for leaf in leaves_ for s in derived_leaves.seconds_of(leaf)]
+    for duration in values.durations(claim):
+        hit = next((leaf for leaf, s in timed if values.same_duration(duration, s)), None)
+        if hit is not None and not _covered(covered, duration.start, duration.end):
+            match(claim[duration.start : duration.end], duration.start, duration.end, hit)
+    for digits, start, end in values.digit_groups(claim):
+        if _covered(covered, start, end):
+            continue
+        hit = next(
+            (
+                leaf
+                for leaf in leaves_
+                if not leaf.derived
+                and not isinstance(leaf.value, bool | float)
+                and re.fullmatch(r"\+?[\d\s().-]+", str(leaf.value))
+                and re.sub(r"\D", "", str(leaf.value)) == digits
+            ),
+            None,
+        )
+        if hit is not None:
+            match(claim[start:end], start, end, hit)
+        elif digits in context_words:
+            covered.append((start, end))
+    nets = [(leaf, values.network_of(leaf.value)) for leaf in leaves_ if not leaf.derived]
+    nets = [(leaf, n) for leaf, n in nets if n is not None]
+    for normal, start, end in values.networks(claim):
+        if _covered(covered, start, end):
+            continue
+        hit = next((leaf for leaf, n in nets if n == normal), None)
+        if hit is not None:
+            match(claim[start:end], start, end, hit)
+        elif f"%{normal}" in context_words:
+            covered.append((start, end))
+        else:
+            pending.append((claim[start:end], start, end, [leaf for leaf, _ in nets], False))
+        whole.append((start, end))
+    return whole
 
 
 def _scalars(value: Any) -> list[Any]:

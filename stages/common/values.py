@@ -14,6 +14,7 @@ model, no network.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -175,8 +176,16 @@ UNITS = {
     "jours": "day",
     "tage": "day",
     "giorni": "day",
-    "gb": "gb",
+    "kb": "kb",
     "mb": "mb",
+    "gb": "gb",
+    "tb": "tb",
+    "kib": "kb",
+    "mib": "mb",
+    "gib": "gb",
+    "tib": "tb",
+    "ko": "kb",  # kilo-octets, mégaoctets: as French writes bytes
+    "mo": "mb",
 }
 # a decimal comma ("89,99 €", "12,5 %") only before a currency or unit: "5,10 and 15" is a list
 _UNIT_AFTER = "|".join(
@@ -327,6 +336,145 @@ def same_number(claimed: Quantity, value: float) -> bool:
     return claimed.alt is not None and abs(claimed.alt - value) <= 1e-9 * max(1.0, abs(value))
 
 
+# ---------------------------------------------------------------- durations, digit groups, networks
+
+_H_WORDS = r"h|hrs?|hours?|std\.?|stunden?|heures?|horas?|ore|ora"
+_MIN_WORDS = r"m|mins?\.?|minutes?|minuten?|minutos?|minuti|minuto"
+_S_WORDS = r"s|secs?\.?|seconds?|sek\.?|sekunden?|segundos?|secondes?|secondi|segundo"
+_AND = r"(?:,?\s*(?:and|und|et|y|e)\s+|\s*)"
+# a length of time in parts: "3 min 49 s", "1 h 20 min", "2 Std. 5 Min.", "3m49s"
+DURATION_WORDS_RE = re.compile(
+    rf"(?<![\w.,])(?:(?P<h>\d{{1,3}})\s?(?:{_H_WORDS})(?![^\W\d_]){_AND})?"
+    rf"(?:(?P<m>\d{{1,4}})\s?(?:{_MIN_WORDS})(?![^\W\d_]){_AND})?"
+    rf"(?:(?P<s>\d{{1,5}})\s?(?:{_S_WORDS})(?![^\W\d_]))?",
+    re.IGNORECASE,
+)
+# a length of time on a clock's face: "3:49" (minutes and seconds, or hours and minutes),
+# "1:02:03" (hours, minutes, seconds); not one with am/pm or a zone after it
+DURATION_CLOCK_RE = re.compile(
+    r"(?<![\w:.,])(?P<a>\d{1,3}):(?P<b>[0-5]\d)(?::(?P<c>[0-5]\d))?(?![\w:]|[.,]\d)"
+    r"(?!\s?(?:[ap]\.?m\b|uhr\b|h\b|utc\b|gmt\b))",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A length of time as written: each reading in seconds with the precision it is written
+    to ("3:49" is 229 s to the second, or 3 h 49 min to the minute)."""
+
+    readings: tuple[tuple[float, float], ...]  # (seconds, precision in seconds)
+    start: int
+    end: int
+
+
+# a word that puts a time of day after it ("until 8:30", "um 8:15", "a las 10:30"): no duration
+TIME_BEFORE_RE = re.compile(
+    r"\b(?:at|until|till|by|from|to|between|and|um|bis|ab|von|gegen|à|as|às|a las|a la|"
+    r"alle|dalle|fino alle|jusqu'à|jusqu'a|vers|dès|des|depuis|desde|hasta|entre|ate|até)"
+    r"\s*$",
+    re.IGNORECASE,
+)
+
+
+def durations(text: str) -> list[Duration]:
+    """The lengths of time a text writes in parts or on a clock's face (not a clock's face
+    after a word that introduces a time of day: "until 8:30")."""
+    found = []
+    for match in DURATION_CLOCK_RE.finditer(text):
+        if TIME_BEFORE_RE.search(text[max(0, match.start() - 12) : match.start()]):
+            continue
+        a, b, c = int(match.group("a")), int(match.group("b")), match.group("c")
+        if c is not None:
+            readings = ((a * 3600 + b * 60 + int(c), 1.0),)
+        else:
+            readings = ((a * 60 + b, 1.0), (a * 3600 + b * 60, 60.0))
+        found.append(Duration(readings, match.start(), match.end()))
+    for match in DURATION_WORDS_RE.finditer(text):
+        parts = [match.group(k) for k in ("h", "m", "s")]
+        if not match.group(0).strip() or not any(parts):
+            continue
+        h, m, sec = (int(p or 0) for p in parts)
+        precision = 1.0 if parts[2] else 60.0 if parts[1] else 3600.0
+        end = match.end()
+        found.append(Duration(((h * 3600 + m * 60 + sec, precision),), match.start(), end))
+    return sorted(found, key=lambda d: d.start)
+
+
+ISO_DURATION_RE = re.compile(
+    r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$"
+)
+
+
+def iso_duration_seconds(value: object) -> float | None:
+    """An ISO 8601 duration ("PT3M49S", "P1DT2H") in seconds; else None."""
+    if not isinstance(value, str):
+        return None
+    match = ISO_DURATION_RE.match(value.strip())
+    if not match or value.strip() in ("P", "PT"):
+        return None
+    d, h, m, s = (float(match.group(k) or 0) for k in ("d", "h", "m", "s"))
+    return d * 86400 + h * 3600 + m * 60 + s
+
+
+def same_duration(claimed: Duration, seconds: float) -> bool:
+    """The claim's length of time states `seconds`: equal to a reading's precision, cut or
+    rounded ("3:49" for 229.965 s, as players show it, or for 229.4 s)."""
+    for value, precision in claimed.readings:
+        units = seconds / precision
+        if value / precision in (float(int(units)), float(round(units))):
+            return True
+    return False
+
+
+# digits written in groups: "649 1278 2769", "4242-4242", "+1 415 555 0100"
+DIGIT_GROUPS_RE = re.compile(r"(?<![\w.,+-])\+?\d+(?:[ .-]\d{2,}){1,5}(?![\w]|[.,-]\d)")
+GROUPED_MIN_DIGITS = 6
+
+
+def digit_groups(text: str) -> list[tuple[str, int, int]]:
+    """(the digits joined, start, end) of each run of digit groups a text writes with spaces,
+    dashes or dots between them, at least GROUPED_MIN_DIGITS digits in all."""
+    found = []
+    for match in DIGIT_GROUPS_RE.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if len(digits) >= GROUPED_MIN_DIGITS:
+            found.append((digits, match.start(), match.end()))
+    return found
+
+
+# an IPv4 address or network ("203.45.86.0/24"), or an IPv6 one with its colons
+NETWORK_RE = re.compile(
+    r"(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){2,7})"
+    r"(?:/\d{1,3})?(?![\w:]|\.\d)"
+)
+
+
+@functools.lru_cache(maxsize=16384, typed=True)  # a result's leaves, read for each claim
+def network_of(value: object) -> str | None:
+    """An IP address or network as one normal writing ("203.45.86.0/24", "10.0.0.1",
+    "2001:db8::/32"); else None."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        if "/" in text:
+            return str(ipaddress.ip_network(text, strict=False))
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        return None
+
+
+def networks(text: str) -> list[tuple[str, int, int]]:
+    """(normal writing, start, end) of each IP address or network a text writes."""
+    found = []
+    for match in NETWORK_RE.finditer(text):
+        normal = network_of(match.group(0))
+        if normal is not None:
+            found.append((normal, match.start(), match.end()))
+    return found
+
+
 # ---------------------------------------------------------------- dates and times
 
 TZ_OFFSETS = {
@@ -404,18 +552,33 @@ DATE_PATTERNS = (
     (re.compile(r"(?<![\w/.-])(0?[1-9]|1[0-2])[-/](\d{4})(?![\w/-]|[.]\d)"), ("mn", "y")),
     (re.compile(r"(?<![\w/.-])(\d{4})-(0[1-9]|1[0-2])(?![\w/-]|[.]\d)"), ("y", "mn")),
 )
-# Weekday names (Monday first, as `datetime.weekday` counts) in English, Spanish, French, German,
-# Italian, Portuguese and Dutch, folded; a date written after one must fall on that day
-_WEEKDAY_NAMES = (
-    "monday mon lunes lundi montag lunedi segunda maandag",
-    "tuesday tue tues martes mardi dienstag martedi terca dinsdag",
-    "wednesday wed miercoles mercredi mittwoch mercoledi quarta woensdag",
-    "thursday thu thurs jueves jeudi donnerstag giovedi quinta donderdag",
-    "friday fri viernes vendredi freitag venerdi sexta vrijdag",
-    "saturday sat sabado samedi samstag sonnabend zaterdag",
-    "sunday sun domingo dimanche sonntag domenica zondag",
-)
-WEEKDAYS = {name: n for n, names in enumerate(_WEEKDAY_NAMES) for name in names.split()}
+# Weekday names (Monday first, as `datetime.weekday` counts) by language, folded: the one table
+# the agent-run check reads (a date written after one must fall on that day; the run's clock
+# resolves "am Freitag"; provenance calls "lundi" relative)
+WEEKDAY_NAMES = {
+    "en": "monday tuesday wednesday thursday friday saturday sunday",
+    "es": "lunes martes miercoles jueves viernes sabado domingo",
+    "fr": "lundi mardi mercredi jeudi vendredi samedi dimanche",
+    "de": "montag dienstag mittwoch donnerstag freitag samstag sonntag",
+    "it": "lunedi martedi mercoledi giovedi venerdi sabato domenica",
+    "pt": "segunda terca quarta quinta sexta sabado domingo",
+    "nl": "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag",
+}
+# abbreviations and other names, read before a date only (a "Sat" or "Mon" alone dates nothing)
+WEEKDAY_OTHER_NAMES = ("mon", "tue tues", "wed", "thu thurs", "fri", "sat sonnabend", "sun")
+
+
+def weekday_names(languages: tuple[str, ...] | None = None, other: bool = False) -> dict[str, int]:
+    """Folded weekday name -> its number (Monday 0), in `languages` (all when None), with the
+    abbreviations and other names when `other`."""
+    rows = [WEEKDAY_NAMES[code] for code in languages or WEEKDAY_NAMES]
+    found = {name: n for row in rows for n, name in enumerate(row.split())}
+    if other:
+        found |= {name: n for n, names in enumerate(WEEKDAY_OTHER_NAMES) for name in names.split()}
+    return found
+
+
+WEEKDAYS = weekday_names(other=True)
 # "Friday, ", "el jueves ", "quarta-feira, ", "am Freitag, den ": what stands before a date
 WEEKDAY_BEFORE_RE = re.compile(
     r"\b(?P<day>" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")\.?"
@@ -431,7 +594,8 @@ H_TIME_RE = re.compile(
     re.IGNORECASE,
 )
 ISO_DATETIME_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])"
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2}|\s?(?:UTC|GMT)\b)?(?![\w])"  # "2027-04-07 16:30:00 UTC" as well
 )
 MONTH_DOT_RE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
@@ -550,8 +714,9 @@ def moments(text: str, both_orders: bool = False) -> list[Moment]:
     taken: list[tuple[int, int]] = []
     text = MONTH_DOT_RE.sub(lambda m: m.group(1) + " ", text)  # "March.11" as "March 11"
     for match in ISO_DATETIME_RE.finditer(text):
+        written = re.sub(r"\s?(?:UTC|GMT)$", "Z", match.group(0))
         try:
-            when = dateutil_parser.isoparse(match.group(0).replace(" ", "T"))
+            when = dateutil_parser.isoparse(written.replace(" ", "T"))
         except ValueError:
             continue
         offset = when.utcoffset().total_seconds() / 3600 if when.tzinfo else None
@@ -642,7 +807,8 @@ def moment_of(value: object) -> Moment | None:
     if not text or len(text) > 60:
         return None
     found = moments(text)
-    if len(found) == 1 and found[0].start <= 1 and len(text) - found[0].end <= 1:
+    # its weekday before it, as mail headers write a date ("Thu, 4 Feb 2027 18:05:00 +0000")
+    if len(found) == 1 and found[0].start - found[0].lead <= 1 and len(text) - found[0].end <= 1:
         return found[0]
     return None
 
