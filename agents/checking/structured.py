@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agents.checking import residue
 from agents.checking.formats import AgentRun
 from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
 from stages.common.text import NEGATION_RE, STOPWORDS, stem
 
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 MAX_LEAVES = 2000  # a result beyond this many scalar values is left to the judge
 # what a claim writes before the tail of an identifier it names by its end only
 TAIL_RE = re.compile(
@@ -88,6 +89,9 @@ class Verdict:
     contradicted: list[Finding] = field(default_factory=list)
     residual: list[str] = field(default_factory=list)  # words no leaf, key or connective covers
     unmatched: list[str] = field(default_factory=list)  # numbers and dates no leaf holds
+    # words of a supported claim that carry no fact and that nothing checked ("arriverebbero")
+    unchecked: list[str] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)  # left-over words that may carry a fact
 
     def reasons(self) -> list[str]:
         if self.status == "contradicted":
@@ -96,7 +100,10 @@ class Verdict:
                 for f in self.contradicted
             ]
         if self.status == "supported":
-            return [f"'{f.element}' = {f.pointer}" for f in self.matched]
+            found = [f"'{f.element}' = {f.pointer}" for f in self.matched]
+            if self.unchecked:
+                found.append(f"words not checked: {', '.join(self.unchecked)}")
+            return found
         return []
 
     def as_row(self) -> dict[str, Any]:
@@ -106,6 +113,8 @@ class Verdict:
             "contradicted": [f.as_row() for f in self.contradicted],
             "residual": self.residual,
             "unmatched": self.unmatched,
+            "unchecked_words": self.unchecked,
+            "blocking_words": self.blocking,
         }
 
 
@@ -450,8 +459,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
     own_keys = {w for leaf in leaves_ for w in values.key_words(leaf.key)}
-    residual = [
-        t
+    left = [
+        (t, s, e)
         for t, s, e in tokens
         if not _covered(covered, s, e)
         and t not in STOPWORDS
@@ -464,18 +473,25 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in context_words
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
-    if residual:
+    if left:
         vocab = _vocabulary(leaves_, keys, own_keys, context_words)
-        residual = [t for t in residual if not glossed(t, vocab) and not cognate(t, vocab)]
+        left = [x for x in left if not glossed(x[0], vocab) and not cognate(x[0], vocab)]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
-        residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
+        left = [x for x in left if not NEGATION_RE.fullmatch(x[0])]
+    residual = [t for t, _, _ in left]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
         outside = values.blank(claim, covered)
         negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
-    if proven and not residual and not unmatched and (not negated or has_bool):
-        return Verdict("supported", matched, [], [])
+    if proven and not unmatched and (not negated or has_bool):
+        if not left:
+            return Verdict("supported", matched, [], [])
+        # every value matched: the words left decide, each by whether it can carry a fact
+        rest = residue.judge(claim, left, matched, leaves_, context_words, tokens)
+        if not rest.blocking:
+            return Verdict("supported", matched, [], [], unchecked=rest.unchecked)
+        return Verdict("open", matched, [], residual, unmatched, blocking=rest.reasons())
     return Verdict("open", matched, [], residual, unmatched)
 
 
@@ -797,6 +813,7 @@ def context_words(run: AgentRun) -> set[str]:
                         _moment_key(values.Moment(moment.date, None, None, 0, 0)),
                         _moment_key(values.Moment(None, moment.time, None, 0, 0)),
                     }
+            words |= residue.filter_words(call.args)  # "above that amount" over `> 100`
     for result in run.results:
         words |= set(values.key_words(result.name))
     return words

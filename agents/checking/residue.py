@@ -1,0 +1,358 @@
+"""Which words left over by the structural check (`agents.checking.structured`) can still carry
+a fact, in the languages agents answer in (English, Spanish, French, German, Italian,
+Portuguese; folded: lower case, no accents).
+
+A claim over a JSON result whose every checkable element matched a leaf (at least one proven,
+none unmatched, none contradicted) may hold other words: the answer's own verbs and nouns
+("Arriverebbero 1.170,86 CHF", "Die Operation endete mit Status DONE"). A word blocks the claim
+(it stays `open`, for the judge) only when it is of a kind that can state a fact the match has
+not checked; every other left-over word is residue, reported as unchecked. Decided per word, by
+what it is, never by how many there are:
+
+- a name: a capitalised word that does not start its sentence, an all-caps word, a word with
+  digits, a word with a capital inside ("PepsiCo"), or a capitalised first word written before a
+  code in brackets ("Airbus (AIR.PA)");
+- a negation, or a word that changes one ("not yet", "noch nicht", "pas encore");
+- a quantifier ("all", "only", "tous", "nur"), unless it is true of the leaves by construction:
+  every item of the list the claim's value sits in holds that value ("Tous en STANDARD" over
+  objects that all have StorageClass STANDARD; "both" over a list of two);
+- a date, a time or a relative day (weekday and month names, "today", "hier", "heute"): those
+  are values to match, not residue;
+- a state, an enum member or a yes/no word (the state tables of `stages.common.values`, the
+  groups of `enum_vocabulary.yaml`) that no leaf and no argument of the run holds: said in
+  words, a state the result does not hold is a contradiction;
+- a number, a unit, a currency or a price said in words ("three", "free", "gratis");
+- a comparison, a superlative or an order ("above", "cheapest", "più", "first", "dernier"),
+  unless it restates the direction of a filter the call itself applied (`> 100` in a query's
+  arguments: "149 orders above that amount");
+- any left-over word in a part of the claim (between commas, colons, brackets or a conjunction)
+  that holds no matched value: a clause added beside the checked ones ("…, and shipping is
+  free") states something nothing checked.
+
+A leading answer particle ("Yes:", "Oui :", "Sí,", "Ja,", "Sim:", "Sì:") is not a fact by
+itself: it is consistent with a count above zero or a true yes/no value, and blocks where the
+matched values include a zero or the result a false yes/no value. A leading "No" is a
+negation and stays checked as one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agents.checking import enum_words
+from stages.common import values
+
+VERSION = "1.0.0"
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+NEGATIONS = _words(
+    "not no never none neither nor without cannot nothing nobody nowhere t "
+    "nicht kein keine keinen keinem keiner keines nie niemals nichts ohne weder "
+    "ne n pas ni jamais aucun aucune rien sans nul nulle "
+    "nunca ningun ninguna ninguno nada sin tampoco jamas "
+    "non mai nessuno nessuna niente nulla senza neanche nemmeno "
+    "nao nenhum nenhuma sem nem"
+)
+# what turns a state into its absence or its future beside a negation ("not yet", "noch nicht")
+PARTNERS = _words("yet still anymore longer noch mehr encore plus ainda todavia aun ancora piu ja")
+UNIVERSAL = _words(
+    "all every each everything everyone everybody entire whole "
+    "tous toutes tout chaque chacun chacune "
+    "alle allen aller alles jede jeder jedes jeden jedem samtliche "
+    "todos todas todo cada "
+    "tutti tutte tutto ogni ciascuno ciascuna "
+    "cada todos todas"
+)
+BOTH = _words("both beide beiden ambos ambas entrambi entrambe")
+RESTRICTIVE = _words(
+    "only solely just exclusively merely nur lediglich ausschliesslich allein "
+    "seulement uniquement seul seule seuls seules solo sola solamente unicamente "
+    "soltanto unicamente apenas somente so"
+)
+# words for days relative to today, besides the weekday and month names of `values`
+RELATIVE_DAYS = _words(
+    "today tonight tomorrow yesterday weekend "
+    "hoy ayer manana anoche pasado "
+    "aujourd hui demain hier ce soir veille lendemain "
+    "heute gestern morgen vorgestern ubermorgen abend "
+    "oggi ieri domani stasera stamattina dopodomani "
+    "hoje ontem amanha anteontem"
+)
+NUMBER_WORDS = _words(
+    "zero one two three four five six seven eight nine ten eleven twelve twenty thirty "
+    "hundred thousand million billion dozen half twice double triple single "
+    "cero dos tres cuatro cinco seis siete ocho nueve diez once doce veinte cien ciento mil "
+    "millon millones medio media doble "
+    "deux trois quatre cinq six sept huit neuf dix onze douze vingt cent mille moitie "
+    "null zwei drei vier funf sechs sieben acht neun zehn elf zwolf zwanzig hundert tausend "
+    "halb halbe doppelt "
+    "due tre quattro cinque sei sette otto nove dieci undici dodici venti cento mezzo "
+    "dois duas quatro sete oito nove dez onze doze vinte cem metade dobro"
+)
+PRICE_WORDS = _words(
+    "free gratis gratuit gratuite gratuits gratuites gratuito gratuita gratuitos gratuitas "
+    "kostenlos kostenfrei gebuhrenfrei provisionsfrei spesenfrei umsonst "
+    "cheap expensive cher chere chers cheres teuer billig gunstig barato barata caro cara "
+    "economico economica economici economiche costoso costosa"
+)
+# a direction: what a filter's `>` or `<` says
+UP = _words(
+    "above over more greater exceeding exceeds higher upward "
+    "uber mehr oberhalb hoher "
+    "dessus superieur superieure superieurs superieures "
+    "encima mayor mayores superior superiores mas "
+    "sopra oltre maggiore maggiori "
+    "acima maior maiores mais"
+)
+DOWN = _words(
+    "below under less fewer lower downward "
+    "unter weniger unterhalb niedriger "
+    "moins dessous inferieur inferieure inferieurs inferieures "
+    "debajo menor menores inferior inferiores menos "
+    "sotto meno minore minori "
+    "abaixo"
+)
+# comparisons that no filter states, superlatives and orders
+RANKS = _words(
+    "most least best worst top bottom first last latest earliest next previous prior "
+    "cheapest cheaper dearest biggest bigger largest larger smallest smaller highest lowest "
+    "fastest faster slowest slower longest longer shortest shorter nearest closest farthest "
+    "newest newer oldest older earlier later better worse same different "
+    "premier premiere premiers dernier derniere derniers dernieres prochain prochaine "
+    "precedent precedente meilleur meilleure pire moindre meme memes "
+    "erste ersten erster erstes letzte letzten letzter letztes nachste nachsten vorherige "
+    "beste besten schlechteste hochste niedrigste gunstigste billigste teuerste schnellste "
+    "besser schlechter grosser kleiner fruher spater gleich gleiche anders andere "
+    "primero primera primeros ultimo ultima ultimos ultimas proximo proxima anterior "
+    "mejor mejores peor peores mismo misma distinto distinta "
+    "primo prima primi ultimi ultime prossimo prossima precedente migliore peggiore stesso "
+    "stessa diverso diversa "
+    "primeiro primeira melhor pior mesmo mesma diferente"
+)
+YES_WORDS = _words("yes yeah yep oui si ja sim")
+_FIRST_CHARS = ".!?:;\n•"
+CLAUSE_RE = re.compile(
+    r"[;:()\[\]|–—]|,(?!\d)|\.(?!\d)|"
+    r"\s(?:and|but|or|while|whereas|und|aber|oder|sondern|et|mais|ou|y|pero|o|sino|e|ma|"
+    r"oppure|mas)\s",
+    re.IGNORECASE,
+)
+BRACKETED_CODE_RE = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9.:\-]*\s*\)")
+ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
+FILTER_UP = "@filter>"  # a context word: a call argument filters on "greater than"
+FILTER_DOWN = "@filter<"
+# comparison operators and argument keys as APIs and queries write them
+_UP_RE = re.compile(r"(?<![<>=!-])>=?(?![>=])|\$gte?\b|\bgte?\b|\bmin(?:imum)?[_A-Z]")
+_DOWN_RE = re.compile(r"(?<![<>=!-])<=?(?![<=>-])|\$lte?\b|\blte?\b|\bmax(?:imum)?[_A-Z]")
+# enum groups whose words are dates and times: values to match, never covered as a state
+_TIME_GROUPS = frozenset({"weekday", "month", "time of day"})
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str  # as the claim writes it
+    folded: str
+    start: int
+    end: int
+
+
+@dataclass
+class Residue:
+    blocking: list[tuple[str, str]]  # (word, why it can carry a fact)
+    unchecked: list[str]  # words left over that carry none
+
+    def reasons(self) -> list[str]:
+        return [f"'{w}' {why}" for w, why in self.blocking]
+
+
+def filter_words(args: Any) -> set[str]:
+    """The directions a call's arguments filter on (`total_cents > 10000`, `{"min_price": 5}`,
+    `{"amount": {"$gte": 5}}`), as context words `judge` reads."""
+    found: set[str] = set()
+    for text in _strings_and_keys(args):
+        if _UP_RE.search(text):
+            found.add(FILTER_UP)
+        if _DOWN_RE.search(text):
+            found.add(FILTER_DOWN)
+    return found
+
+
+def _strings_and_keys(value: Any) -> Iterable[str]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield str(key)
+            yield from _strings_and_keys(child)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _strings_and_keys(child)
+    elif isinstance(value, str):
+        yield value
+
+
+def _sentence_first(claim: str, word: Word, previous_end: int | None) -> bool:
+    gap = claim[previous_end or 0 : word.start]
+    return previous_end is None or any(c in gap for c in _FIRST_CHARS)
+
+
+def _name_like(claim: str, word: Word, previous_end: int | None) -> bool:
+    text = word.text
+    if any(c.isdigit() for c in text):
+        return True
+    if len(text) >= 2 and text.isupper():
+        return True
+    if any(c.isupper() for c in text[1:]):
+        return True
+    if not text[:1].isupper():
+        return False
+    if not _sentence_first(claim, word, previous_end):
+        return True
+    return BRACKETED_CODE_RE.match(claim, word.end) is not None
+
+
+def _clauses(claim: str) -> list[tuple[int, int]]:
+    cuts = [0]
+    for match in CLAUSE_RE.finditer(claim):
+        cuts += [match.start(), match.end()]
+    cuts.append(len(claim))
+    return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
+
+
+def _held_concepts(held: Iterable[str]) -> set[str]:
+    concepts: set[str] = set()
+    for value in held:
+        concepts |= enum_words.concepts_of(value)
+        for state in values.STATE_WORDS.get(values.fold(value).replace("_", " ").strip(), ()):
+            concepts.add(f"state:{state}")
+    return concepts
+
+
+def _named_concepts(word: str) -> set[str]:
+    concepts = {m.concept for m in enum_words.mentions((word,))}
+    concepts |= {f"state:{s}" for s in values.STATE_WORDS.get(word, ())}
+    return concepts
+
+
+def _universal_true(matched: list[Any], leaves: list[Any], both: bool) -> bool:
+    """Every item of the list a matched value sits in holds that value at the same place (and
+    there are two of them, for "both")."""
+    by_anchor = {leaf.anchor(): leaf for leaf in leaves}
+    for finding in matched:
+        item = ITEM_RE.match(finding.pointer)
+        if item is None or isinstance(finding.value, bool):
+            continue
+        count = by_anchor.get(item["list"])
+        if count is None or not count.derived or not isinstance(count.value, int):
+            continue
+        if both and count.value != 2:
+            continue
+        own = values.ident_key(str(finding.value))
+        others = [by_anchor.get(f"{item['list']}/{i}{item['rest']}") for i in range(count.value)]
+        if all(o is not None and values.ident_key(str(o.value)) == own for o in others):
+            return True
+    return False
+
+
+def _particle(claim: str, word: Word, opens: bool) -> bool:
+    """A yes-word that opens the claim, set apart by a mark: "Yes:", "Oui :", "Sí,"."""
+    mark = re.match(r"\s*[:,.!—–-]", claim[word.end :])
+    return opens and word.folded in YES_WORDS and mark is not None
+
+
+def _yes_consistent(matched: list[Any], leaves: list[Any]) -> bool:
+    """A "yes" beside the values: none of them is zero, no yes/no value of the result false."""
+    if any(isinstance(f.value, bool) and not f.value for f in matched):
+        return False
+    if any(isinstance(leaf.value, bool) and not leaf.value for leaf in leaves):
+        return False
+    return not any(
+        not isinstance(f.value, bool) and values.number_of(f.value) == 0 for f in matched
+    )
+
+
+def judge(
+    claim: str,
+    residual: list[tuple[str, int, int]],
+    matched: list[Any],
+    leaves: list[Any],
+    context_words: set[str],
+    tokens: list[tuple[str, int, int]],
+) -> Residue:
+    """Which of a claim's left-over words (`residual`: folded word, start, end) can carry a
+    fact its matched values (`matched`: findings with `pointer`, `value`, `start`, `end`) do not
+    check, given the run's `leaves` and the `context_words` of its calls."""
+    starts = {s: i for i, (_, s, _) in enumerate(tokens)}
+    spans = [(f.start, f.end) for f in matched if f.end > f.start]
+    clauses = _clauses(claim)
+    held = [str(leaf.value) for leaf in leaves if isinstance(leaf.value, str)]
+    held_concepts = _held_concepts([*held, *context_words])
+    blocking: list[tuple[str, str]] = []
+    unchecked: list[str] = []
+    for folded, start, end in residual:
+        word = Word(claim[start:end], folded, start, end)
+        index = starts.get(start, 0)
+        previous_end = tokens[index - 1][2] if index > 0 else None
+        first = _sentence_first(claim, word, previous_end)
+        why = _why(claim, word, previous_end, first, matched, leaves, context_words, held_concepts)
+        if why is None:
+            clause = next(((a, b) for a, b in clauses if a <= start < b), (0, len(claim)))
+            if not any(clause[0] <= s < clause[1] for s, _ in spans):
+                why = "is in a part of the claim that no matched value is in"
+        if why is None:
+            unchecked.append(word.text)
+        else:
+            blocking.append((word.text, why))
+    return Residue(blocking, unchecked)
+
+
+def _why(
+    claim: str,
+    word: Word,
+    previous_end: int | None,
+    first: bool,
+    matched: list[Any],
+    leaves: list[Any],
+    context_words: set[str],
+    held_concepts: set[str],
+) -> str | None:
+    w = word.folded
+    if _particle(claim, word, first and not re.search(r"\w", claim[: word.start])):
+        return None if _yes_consistent(matched, leaves) else "says yes beside a zero or a no"
+    if _name_like(claim, word, previous_end):
+        return "may be a name or a code"
+    if w in NEGATIONS or w in PARTNERS:
+        return "negates or qualifies a fact"
+    if w in UNIVERSAL or w in BOTH:
+        if _universal_true(matched, leaves, both=w in BOTH):
+            return None
+        return "is a quantifier the leaves do not make true"
+    if w in RESTRICTIVE:
+        return "is a quantifier"
+    if w in values.WEEKDAYS or w in values.MONTHS or w in RELATIVE_DAYS:
+        return "is a date or a day"
+    if w in NUMBER_WORDS or w in PRICE_WORDS or w in values.UNITS:
+        return "is a number, a unit or a price"
+    if w in values.CURRENCY_CODES or w in values.CURRENCY_SYMBOLS:
+        return "is a currency"
+    if w in UP or w in DOWN:
+        own, other = (FILTER_UP, FILTER_DOWN) if w in UP else (FILTER_DOWN, FILTER_UP)
+        if own in context_words and other not in context_words:
+            return None  # the direction of the call's own filter
+        return "is a comparison no filter of the call states"
+    if w in RANKS:
+        return "is a comparison or an order"
+    if w in YES_WORDS or w in ("true", "false", "vrai", "faux", "wahr", "falsch"):
+        return "is a yes/no value"
+    named = _named_concepts(w)
+    if named:
+        if any(c.split(":")[0] in _TIME_GROUPS for c in named):
+            return "is a date or a time"
+        if not named & held_concepts:
+            return "names a state or an option the run does not hold"
+    return None
