@@ -136,10 +136,24 @@ RANKS = _words(
     "stessa diverso diversa "
     "primeiro primeira melhor pior mesmo mesma diferente"
 )
+# the ends of a list's range: true of a value that is the least (or the most) of its list
+LEAST = _words(
+    "cheapest lowest smallest least fewest shortest earliest billigste billigsten gunstigste "
+    "gunstigsten niedrigste niedrigsten kleinste kleinsten"
+)
+MOST = _words(
+    "highest largest biggest priciest longest latest hochste hochsten teuerste teuersten "
+    "grosste grossten"
+)
+CHEAP = _words("cheap economico economica economici economiche barato barata baratos baratas")
+CHEAP |= _words("billig gunstig economique economiques")
+DEAR = _words("expensive cher chere chers cheres caro cara caros caras costoso costosa teuer")
+# the words that make an adjective a superlative: "più economica", "la plus chère", "am billigsten"
+DEGREE = _words("most piu mas plus mais")
 YES_WORDS = _words("yes yeah yep oui si ja sim")
 _FIRST_CHARS = ".!?:;\n•"
 CLAUSE_RE = re.compile(
-    r"[;:()\[\]|–—]|,(?!\d)|\.(?!\d)|"
+    r"[;()\[\]|–—]|,(?!\d)|\.(?!\d)|"
     r"\s(?:and|but|or|while|whereas|und|aber|oder|sondern|et|mais|ou|y|pero|o|sino|e|ma|"
     r"oppure|mas)\s",
     re.IGNORECASE,
@@ -259,6 +273,27 @@ def _universal_true(matched: list[Any], leaves: list[Any], both: bool) -> bool:
     return False
 
 
+def _extreme_true(matched: list[Any], leaves: list[Any], least: bool) -> bool:
+    """A matched number in a list's item that is the least (or the most) of the numbers at the
+    same place in every item of that list: "the cheapest costs 1,377.49" over two offers."""
+    by_anchor = {leaf.anchor(): leaf for leaf in leaves}
+    for finding in matched:
+        item = ITEM_RE.match(finding.pointer)
+        own = values.number_of(finding.value)
+        if item is None or own is None or isinstance(finding.value, bool):
+            continue
+        count = by_anchor.get(item["list"])
+        if count is None or not count.derived or not isinstance(count.value, int):
+            continue
+        others = [by_anchor.get(f"{item['list']}/{i}{item['rest']}") for i in range(count.value)]
+        numbers = [values.number_of(o.value) if o is not None else None for o in others]
+        if count.value < 2 or any(n is None for n in numbers):
+            continue
+        if own == (min(numbers) if least else max(numbers)):
+            return True
+    return False
+
+
 def _particle(claim: str, word: Word, opens: bool) -> bool:
     """A yes-word that opens the claim, set apart by a mark: "Yes:", "Oui :", "Sí,"."""
     mark = re.match(r"\s*[:,.!—–-]", claim[word.end :])
@@ -292,6 +327,8 @@ def judge(
     clauses = _clauses(claim)
     held = [str(leaf.value) for leaf in leaves if isinstance(leaf.value, str)]
     held_concepts = _held_concepts([*held, *context_words])
+    # a word naming an option the run holds ("urgenza alta" over urgency "high") is checked
+    spans += [(s, e) for t, s, e in tokens if _named_concepts(t) & held_concepts]
     blocking: list[tuple[str, str]] = []
     unchecked: list[str] = []
     for folded, start, end in residual:
@@ -299,7 +336,15 @@ def judge(
         index = starts.get(start, 0)
         previous_end = tokens[index - 1][2] if index > 0 else None
         first = _sentence_first(claim, word, previous_end)
-        why = _why(claim, word, previous_end, first, matched, leaves, context_words, held_concepts)
+        after = tokens[index + 1][0] if index + 1 < len(tokens) else ""
+        if folded in DEGREE and (after in CHEAP or after in DEAR):
+            # "più economica": a superlative, true when the matched value is its list's end
+            true = _extreme_true(matched, leaves, least=after in CHEAP)
+            why = None if true else "is a superlative the leaves do not make true"
+        else:
+            why = _why(
+                claim, word, previous_end, first, matched, leaves, context_words, held_concepts
+            )
         if why is None:
             clause = next(((a, b) for a, b in clauses if a <= start < b), (0, len(claim)))
             if not any(clause[0] <= s < clause[1] for s, _ in spans):
@@ -345,6 +390,10 @@ def _why(
         if own in context_words and other not in context_words:
             return None  # the direction of the call's own filter
         return "is a comparison no filter of the call states"
+    if w in LEAST or w in MOST:
+        if _extreme_true(matched, leaves, least=w in LEAST):
+            return None
+        return "is a superlative the leaves do not make true"
     if w in RANKS:
         return "is a comparison or an order"
     if w in YES_WORDS or w in ("true", "false", "vrai", "faux", "wahr", "falsch"):

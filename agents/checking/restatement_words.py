@@ -136,12 +136,17 @@ _GLOSSARY = (
     # the nouns of common API records (orders, shipments, payments, travel, weather, issues)
     ("label", "etiqueta etiquette etikett etichetta"),
     ("track", "seguimiento suivi sendungsverfolgung sendungsnummer tracciamento rastreamento"),
-    ("order", "pedido commande bestellung ordine encomenda"),
+    (
+        "order",
+        "pedido pedidos commande commandes bestellung bestellungen ordine ordini encomenda "
+        "encomendas",
+    ),
     ("customer client", "cliente kunde kundin"),
     ("address street", "direccion adresse anschrift indirizzo endereco"),
     ("phone", "telefono telephone telefon"),
     ("email mail", "correo courriel mail"),
-    ("message", "mensaje nachricht messaggio mensagem"),
+    ("message", "mensaje nachricht messaggio mensagem sms"),
+    ("merg request", "mr pr"),
     ("invoice", "factura facture rechnung fattura fatura"),
     ("payment pay", "pago paiement zahlung pagamento"),
     ("balance", "saldo solde kontostand"),
