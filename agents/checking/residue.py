@@ -153,7 +153,7 @@ DEGREE = _words("most piu mas plus mais")
 YES_WORDS = _words("yes yeah yep oui si ja sim")
 _FIRST_CHARS = ".!?:;\n•"
 CLAUSE_RE = re.compile(
-    r"[;()\[\]|–—]|,(?!\d)|\.(?!\d)|"
+    r"[;()\[\]|–—]|,(?!\d)|\.(?=\s|$)|"
     r"\s(?:and|but|or|while|whereas|und|aber|oder|sondern|et|mais|ou|y|pero|o|sino|e|ma|"
     r"oppure|mas)\s",
     re.IGNORECASE,
@@ -248,7 +248,7 @@ def _held_concepts(held: Iterable[str]) -> set[str]:
 
 
 def _named_concepts(word: str) -> set[str]:
-    concepts = {m.concept for m in enum_words.mentions((word,))}
+    concepts = {m.concept for m in enum_words.mentions((word,))} | enum_words.concepts_of(word)
     concepts |= {f"state:{s}" for s in values.STATE_WORDS.get(word, ())}
     return concepts
 
@@ -381,10 +381,9 @@ def _why(
         return "is a quantifier"
     if w in values.WEEKDAYS or w in values.MONTHS or w in RELATIVE_DAYS:
         return "is a date or a day"
-    if w in NUMBER_WORDS or w in PRICE_WORDS or w in values.UNITS:
-        return "is a number, a unit or a price"
-    if w in values.CURRENCY_CODES or w in values.CURRENCY_SYMBOLS:
-        return "is a currency"
+    named = _named_concepts(w)
+    if any(c.split(":")[0] in _TIME_GROUPS for c in named):
+        return "is a date or a time"
     if w in UP or w in DOWN:
         own, other = (FILTER_UP, FILTER_DOWN) if w in UP else (FILTER_DOWN, FILTER_UP)
         if own in context_words and other not in context_words:
@@ -396,12 +395,14 @@ def _why(
         return "is a superlative the leaves do not make true"
     if w in RANKS:
         return "is a comparison or an order"
+    if named & held_concepts:
+        return None  # an option or a state the run holds ("prioridad media" over medium)
+    if w in NUMBER_WORDS or w in PRICE_WORDS or w in values.UNITS:
+        return "is a number, a unit or a price"
+    if w in values.CURRENCY_CODES or w in values.CURRENCY_SYMBOLS:
+        return "is a currency"
     if w in YES_WORDS or w in ("true", "false", "vrai", "faux", "wahr", "falsch"):
         return "is a yes/no value"
-    named = _named_concepts(w)
     if named:
-        if any(c.split(":")[0] in _TIME_GROUPS for c in named):
-            return "is a date or a time"
-        if not named & held_concepts:
-            return "names a state or an option the run does not hold"
+        return "names a state or an option the run does not hold"
     return None
