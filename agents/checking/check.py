@@ -40,7 +40,7 @@ from stages.common.text import content_tokens, coverage, strip_markers
 from stages.guardrails import gate
 from stages.models.settings import LLMSettings
 
-VERSION = "1.8.0"
+VERSION = "1.9.0"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails.yaml"
 FAST_GUARDRAILS = PROJECT_ROOT / "configs" / "guardrails-fast.yaml"

@@ -25,6 +25,8 @@ what it is, never by how many there are:
 - a comparison, a superlative or an order ("above", "cheapest", "più", "first", "dernier"),
   unless it restates the direction of a filter the call itself applied (`> 100` in a query's
   arguments: "149 orders above that amount");
+- a word of the restatement glossary (`restatement_words`: "supprimé", "cancelado") whose
+  meaning the run does not hold: an action or a field the run has nothing of;
 - any left-over word in a part of the claim (between commas, colons, brackets or a conjunction)
   that holds no matched value: a clause added beside the checked ones ("…, and shipping is
   free") states something nothing checked.
@@ -43,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.checking import enum_words
+from agents.checking.restatement_words import GLOSSARY
 from stages.common import values
 
 VERSION = "1.0.0"
@@ -158,6 +161,9 @@ CLAUSE_RE = re.compile(
     r"oppure|mas)\s",
     re.IGNORECASE,
 )
+STOPS = "()[]{}\"'«»“”„‘’`"
+# a code written as one run: a path, an address, a handle, a dotted or hyphenated name with digits
+JOINED_CODE_RE = re.compile(r"\w[/_@#]\w|[^\W\d]\.[^\W\d]|(?=.*\d).*\w-\w")
 BRACKETED_CODE_RE = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9.:\-]*\s*\)")
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
 FILTER_UP = "@filter>"  # a context word: a call argument filters on "greater than"
@@ -215,10 +221,21 @@ def _sentence_first(claim: str, word: Word, previous_end: int | None) -> bool:
     return previous_end is None or any(c in gap for c in _FIRST_CHARS)
 
 
+def _joined(claim: str, word: Word) -> str:
+    """The run of characters without a space or a bracket the word is written in."""
+    start, end = word.start, word.end
+    while start > 0 and not claim[start - 1].isspace() and claim[start - 1] not in STOPS:
+        start -= 1
+    while end < len(claim) and not claim[end].isspace() and claim[end] not in STOPS:
+        end += 1
+    return claim[start:end].rstrip(".,;:!?")
+
+
 def _name_like(claim: str, word: Word, previous_end: int | None) -> bool:
     text = word.text
-    if any(c.isdigit() for c in text):
-        return True
+    joined = _joined(claim, word)
+    if any(c.isdigit() for c in text) or JOINED_CODE_RE.search(joined):
+        return True  # a part of a path, an address or a code: "billing-service-legacy"
     if len(text) >= 2 and text.isupper():
         return True
     if any(c.isupper() for c in text[1:]):
@@ -405,4 +422,6 @@ def _why(
         return "is a yes/no value"
     if named:
         return "names a state or an option the run does not hold"
+    if w in GLOSSARY:  # a word for an action or a field; glossed, it would not be left over
+        return "names an action or a field the run does not hold"
     return None

@@ -207,7 +207,7 @@ _GLOSSARY = (
     ),
     ("issu refund", "issued emitido emitida emis emise ausgestellt emesso emessa"),
     (
-        "add insert append",
+        "add insert append creat",
         "added anadido anadida agregado agregada ajoute ajoutee hinzugefugt aggiunto aggiunta "
         "adicionado adicionada",
     ),
