@@ -153,6 +153,20 @@ CHEAP |= _words("billig gunstig economique economiques")
 DEAR = _words("expensive cher chere chers cheres caro cara caros caras costoso costosa teuer")
 # the words that make an adjective a superlative: "più economica", "la plus chère", "am billigsten"
 DEGREE = _words("most piu mas plus mais")
+# function words that state a quantity or an order: checked though a restatement's function
+# words are not ("all", "only", "more")
+FUNCTION_FACTS = _words("all only more most same")
+# states and outcomes beside those of `values.STATE_WORDS` and the enum vocabulary
+STATES = _words(
+    "refunded reembolsado reembolsada rembourse remboursee erstattet ruckerstattet rimborsato "
+    "rimborsata voided expired expirado expirada expire expiree abgelaufen scaduto scaduta "
+    "disputed suspended suspendido suspendida suspendu suspendue gesperrt sospeso sospesa "
+    "suspenso suspensa archived archivado archivada archive archivee archiviert archiviato "
+    "arquivado paused pausado pausada pausiert overdue vencido vencida uberfallig scaduto "
+    "delayed retrasado retrasada verspatet ritardo atrasado atrasada lost perdido perdida "
+    "verloren perso persa blocked bloqueado bloqueada bloque bloquee blockiert bloccato "
+    "locked unlocked deleted removed"
+)
 YES_WORDS = _words("yes yeah yep oui si ja sim")
 _FIRST_CHARS = ".!?:;\n•"
 CLAUSE_RE = re.compile(
@@ -344,6 +358,7 @@ def judge(
     clauses = _clauses(claim)
     held = [str(leaf.value) for leaf in leaves if isinstance(leaf.value, str)]
     held_concepts = _held_concepts([*held, *context_words])
+    held_words = {w for h in held for w, _, _ in values.tokens_with_spans(h)} | context_words
     # a word naming an option the run holds ("urgenza alta" over urgency "high") is checked
     spans += [(s, e) for t, s, e in tokens if _named_concepts(t) & held_concepts]
     blocking: list[tuple[str, str]] = []
@@ -354,13 +369,25 @@ def judge(
         previous_end = tokens[index - 1][2] if index > 0 else None
         first = _sentence_first(claim, word, previous_end)
         after = tokens[index + 1][0] if index + 1 < len(tokens) else ""
+        before = tokens[index - 1][0] if index > 0 else ""
         if folded in DEGREE and (after in CHEAP or after in DEAR):
             # "più economica": a superlative, true when the matched value is its list's end
             true = _extreme_true(matched, leaves, least=after in CHEAP)
             why = None if true else "is a superlative the leaves do not make true"
+        elif before in DEGREE and (folded in CHEAP or folded in DEAR):
+            true = _extreme_true(matched, leaves, least=folded in CHEAP)
+            why = None if true else "is a superlative the leaves do not make true"
         else:
             why = _why(
-                claim, word, previous_end, first, matched, leaves, context_words, held_concepts
+                claim,
+                word,
+                previous_end,
+                first,
+                matched,
+                leaves,
+                context_words,
+                held_concepts,
+                held_words,
             )
         if why is None:
             clause = next(((a, b) for a, b in clauses if a <= start < b), (0, len(claim)))
@@ -382,6 +409,7 @@ def _why(
     leaves: list[Any],
     context_words: set[str],
     held_concepts: set[str],
+    held_words: set[str],
 ) -> str | None:
     w = word.folded
     if _particle(claim, word, first and not re.search(r"\w", claim[: word.start])):
@@ -422,6 +450,8 @@ def _why(
         return "is a yes/no value"
     if named:
         return "names a state or an option the run does not hold"
+    if w in STATES and not any(w == values.fold(h) for h in held_words):
+        return "is a state the run does not hold"
     if w in GLOSSARY:  # a word for an action or a field; glossed, it would not be left over
         return "names an action or a field the run does not hold"
     return None

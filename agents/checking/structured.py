@@ -479,6 +479,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     has_bool = any(f for f in matched if isinstance(f.value, bool))
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
         left = [x for x in left if not NEGATION_RE.fullmatch(x[0])]
+    # a function word that states a quantity or an order ("all", "only") is judged too
+    left += [
+        (t, s, e)
+        for t, s, e in tokens
+        if t in residue.FUNCTION_FACTS and not _covered(covered, s, e) and (t, s, e) not in left
+    ]
+    left.sort(key=lambda x: x[1])
     residual = [t for t, _, _ in left]
     proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own

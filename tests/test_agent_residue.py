@@ -1,0 +1,298 @@
+"""A claim whose every value matched a leaf of a JSON result is supported even when it holds
+other words, in any of the languages agents answer in, as long as none of them can carry a fact
+the match did not check. Each rule has a twin: the same claim with a fact changed or added in
+words (a name, a negation, a quantifier, a day, a state, a comparison, a clause) stays open or
+is contradicted. The examples are written here; none is taken from a held-out set."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.checking import residue, structured
+from stages.common import values
+
+
+def verdict(claim: str, result: dict, tool: str = "get_record", args: dict | None = None):
+    leaves = structured.leaves(result, tool, "c1")
+    words = set(values.key_words(tool))
+    for token, _, _ in values.tokens_with_spans(" ".join(map(str, (args or {}).values()))):
+        words.add(token)
+    words |= residue.filter_words(args or {})
+    return structured.check_claim(claim, leaves, words)
+
+
+QUOTE = {"sourceAmount": 1250.0, "targetAmount": 1170.86, "targetCurrency": "CHF", "rate": 0.941}
+OPERATION = {"name": "operation-1744", "operationType": "insert", "status": "DONE"}
+PAYMENT = {"id": "pay_9Qx81", "amount": 50.0, "currency": "USD", "status": "succeeded"}
+BUCKET = {
+    "KeyCount": 3,
+    "Contents": [
+        {"Key": "a.log", "Size": 100, "StorageClass": "STANDARD"},
+        {"Key": "b.log", "Size": 200, "StorageClass": "STANDARD"},
+        {"Key": "c.log", "Size": 300, "StorageClass": "STANDARD"},
+    ],
+}
+MIXED = {
+    "Contents": [
+        {"Key": "a.log", "StorageClass": "STANDARD"},
+        {"Key": "b.log", "StorageClass": "GLACIER"},
+    ]
+}
+OFFERS = {
+    "data": [
+        {"id": "1", "carrier": "TP", "price": {"total": "1377.49", "currency": "EUR"}},
+        {"id": "2", "carrier": "AF", "price": {"total": "1671.27", "currency": "EUR"}},
+    ]
+}
+ORDERS = {"columns": [{"name": "orders"}, {"name": "total"}], "rows": [[149, 36488.84]]}
+QUERY_UP = {"query": "SELECT COUNT(*) AS orders, SUM(total) AS total FROM t WHERE total > 100"}
+QUERY_DOWN = {"query": "SELECT COUNT(*) AS orders, SUM(total) AS total FROM t WHERE total < 100"}
+MESSAGES = {"resultSizeEstimate": 3, "messages": [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}]}
+
+
+# ---------------------------------------------------------------- ordinary words are residue
+
+
+@pytest.mark.parametrize(
+    "claim, unchecked",
+    [
+        ("Arriverebbero 1.170,86 CHF al tasso di 0,9410.", ["Arriverebbero"]),
+        ("Chegariam 1.170,86 CHF à taxa de 0,9410.", ["Chegariam"]),
+        ("You would receive 1,170.86 CHF at a rate of 0.941.", ["receive"]),
+        ("Llegarían 1.170,86 CHF con una tasa de 0,941.", ["Llegarían"]),
+    ],
+)
+def test_a_verb_of_any_language_beside_matched_values_is_reported_not_blocking(claim, unchecked):
+    result = verdict(claim, QUOTE, "wise_create_quote")
+    assert result.status == "supported", result.as_row()
+    assert result.unchecked == unchecked
+    assert result.as_row()["unchecked_words"] == unchecked
+    assert any("words not checked" in r for r in result.reasons())
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Die Operation endete mit Status DONE.",
+        "The operation ended with status DONE.",
+        "L'opération s'est terminée avec le statut DONE.",
+    ],
+)
+def test_a_state_restated_with_a_plain_verb_is_supported(claim):
+    assert verdict(claim, OPERATION, "gce_get_operation").status == "supported"
+
+
+# ---------------------------------------------------------------- names stay open
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Arriverebbero 1.170,86 CHF presso Revolut al tasso di 0,9410.",  # a name mid-sentence
+        "You would receive 1,170.86 CHF at a rate of 0.941 via SEPA.",  # all caps
+        "Llegarían 1.170,86 CHF con una tasa de 0,941, plan p2.",  # digits
+        "Airbus (CHF) recibiría 1.170,86 CHF a 0,941.",  # a first word before a code
+        "Die Operation endete mit Status DONE in octo-org/legacy.",  # a word inside a path
+    ],
+)
+def test_a_name_or_a_code_left_over_keeps_the_claim_open(claim):
+    assert verdict(claim, QUOTE | OPERATION, "wise_create_quote").status == "open"
+
+
+# ---------------------------------------------------------------- negations stay open
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Die Operation endete nicht mit Status DONE.",
+        "L'opération n'est pas terminée, statut DONE.",
+        "A operação não terminou, status DONE.",
+        "L'operazione non è finita, stato DONE.",
+        "La operación nunca terminó, estado DONE.",
+        "No: the operation ended with status DONE.",
+    ],
+)
+def test_a_negation_in_any_language_keeps_the_claim_open(claim):
+    assert verdict(claim, OPERATION, "gce_get_operation").status != "supported"
+
+
+# ---------------------------------------------------------------- quantifiers
+
+
+@pytest.mark.parametrize(
+    "claim", ["Tous en STANDARD.", "Alle in STANDARD.", "All in STANDARD.", "Todos en STANDARD."]
+)
+def test_a_quantifier_true_of_every_item_is_supported(claim):
+    assert verdict(claim, BUCKET, "s3_list_objects_v2").status == "supported"
+
+
+@pytest.mark.parametrize(
+    "claim", ["Tous en STANDARD.", "Alles in STANDARD.", "All in STANDARD.", "Tutti in STANDARD."]
+)
+def test_a_quantifier_false_of_one_item_stays_open(claim):
+    assert verdict(claim, MIXED, "s3_list_objects_v2").status == "open"
+
+
+@pytest.mark.parametrize(
+    "claim", ["Only a.log is STANDARD.", "Nur a.log ist STANDARD.", "Seulement a.log en STANDARD."]
+)
+def test_a_restrictive_quantifier_stays_open(claim):
+    assert verdict(claim, BUCKET, "s3_list_objects_v2").status == "open"
+
+
+# ---------------------------------------------------------------- days and dates
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Die Operation endete gestern mit Status DONE.",
+        "L'opération s'est terminée hier, statut DONE.",
+        "The operation ended today with status DONE.",
+        "A operação terminou hoje, status DONE.",
+        "The operation ended on Friday with status DONE.",
+    ],
+)
+def test_a_day_in_words_is_a_value_not_residue(claim):
+    assert verdict(claim, OPERATION, "gce_get_operation").status == "open"
+
+
+# ---------------------------------------------------------------- states said in words
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The payment failed: $50, id pay_9Qx81.",
+        "El pago fallido: 50 USD, id pay_9Qx81.",
+        "Le paiement a échoué: 50 USD, id pay_9Qx81.",
+        "Die Zahlung ist fehlgeschlagen: 50 USD, ID pay_9Qx81.",
+        "Payment pay_9Qx81 of $50 was refunded.",
+        "Pagamento pay_9Qx81 de 50 USD cancelado.",
+    ],
+)
+def test_a_state_the_result_does_not_hold_is_never_supported(claim):
+    assert verdict(claim, PAYMENT, "stripe_get_payment").status != "supported"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Payment pay_9Qx81 of $50 succeeded.",
+        "Pagamento pay_9Qx81 de 50 USD, status succeeded.",
+    ],
+)
+def test_the_state_the_result_holds_is_supported(claim):
+    assert verdict(claim, PAYMENT, "stripe_get_payment").status == "supported"
+
+
+def test_an_action_the_run_holds_nothing_of_stays_open():
+    assert verdict("Payment pay_9Qx81 of $50 deleted.", PAYMENT, "stripe_get_payment").status == (
+        "open"
+    )
+    assert verdict("Pago pay_9Qx81 de 50 USD eliminado.", PAYMENT, "stripe_get_payment").status == (
+        "open"
+    )
+
+
+# ---------------------------------------------------------------- comparisons and order
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "149 orders above that amount, worth £36,488.84 in total.",
+        "149 Bestellungen über dem Betrag, zusammen 36.488,84 £.",
+        "149 pedidos por encima de ese importe, en total 36.488,84 £.",
+    ],
+)
+def test_a_direction_restating_the_call_filter_is_supported(claim):
+    result = verdict(claim, ORDERS, "run_sql_query", QUERY_UP)
+    assert result.status == "supported", result.as_row()
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "149 orders above that amount, worth £36,488.84 in total.",
+        "149 orders below that amount, worth £36,488.84 in total.",
+    ],
+)
+def test_a_direction_no_filter_states_or_a_swapped_one_stays_open(claim):
+    up_or_none = QUERY_DOWN if "above" in claim else QUERY_UP
+    assert verdict(claim, ORDERS, "run_sql_query", up_or_none).status == "open"
+    assert verdict(claim, ORDERS, "run_sql_query").status == "open"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'offerta più economica costa 1.377,49 €.",
+        "The cheapest offer costs €1,377.49.",
+        "Das günstigste kostet 1.377,49 €.",
+    ],
+)
+def test_a_superlative_true_of_the_list_is_supported(claim):
+    assert verdict(claim, OFFERS, "amadeus_flight_offers_search").status == "supported"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'offerta più economica costa 1.671,27 €.",
+        "The cheapest offer costs €1,671.27.",
+        "The most expensive offer costs €1,377.49.",
+        "The first offer costs €1,671.27.",
+        "La dernière offre coûte 1 377,49 €.",
+    ],
+)
+def test_a_superlative_or_an_order_the_list_does_not_make_true_stays_open(claim):
+    assert verdict(claim, OFFERS, "amadeus_flight_offers_search").status == "open"
+
+
+# ---------------------------------------------------------------- added clauses and values
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "You would receive 1,170.86 CHF at a rate of 0.941, and the transfer is instant.",
+        "Arriverebbero 1.170,86 CHF al tasso di 0,9410, e arrivano subito.",
+        "Die Operation endete mit Status DONE, und die Pipeline lief durch.",
+        "You would receive 1,170.86 CHF at a rate of 0.941; delivery is free.",
+        "You would receive 1,170.86 CHF at a rate of 0.941 within three days.",
+    ],
+)
+def test_a_clause_or_a_value_added_in_words_stays_open(claim):
+    assert verdict(claim, QUOTE | OPERATION, "wise_create_quote").status == "open"
+
+
+# ---------------------------------------------------------------- answer particles
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Yes: the operation ended with status DONE.",
+        "Oui : l'opération s'est terminée avec le statut DONE.",
+        "Sí, la operación terminó con estado DONE.",
+        "Ja, die Operation endete mit Status DONE.",
+        "Sim: a operação terminou com status DONE.",
+    ],
+)
+def test_a_leading_yes_is_no_fact_by_itself(claim):
+    assert verdict(claim, OPERATION, "gce_get_operation").status == "supported"
+
+
+def test_a_yes_beside_a_zero_or_a_false_value_stays_open():
+    assert verdict("Yes: 0 messages.", {"resultSizeEstimate": 0}, "gmail_list").status == "open"
+    with_no = {"status": "DONE", "error": False}
+    claim = "Yes: status DONE."
+    assert verdict(claim, with_no, "gce_get_operation").status == "open"
+    assert verdict("Status DONE.", with_no, "gce_get_operation").status == "supported"
+
+
+def test_a_yes_in_the_middle_is_a_yes_no_value_not_a_particle():
+    claim = "The operation ended with status DONE, yes."
+    assert verdict(claim, OPERATION, "gce_get_operation").status == "open"
