@@ -153,6 +153,10 @@ CHEAP |= _words("billig gunstig economique economiques")
 DEAR = _words("expensive cher chere chers cheres caro cara caros caras costoso costosa teuer")
 # the words that make an adjective a superlative: "più economica", "la plus chère", "am billigsten"
 DEGREE = _words("most piu mas plus mais")
+# "last": true of a value whose own key path says it is the latest
+LATEST = _words("last latest dernier derniere letzte letzten letzter ultimo ultima ultimos ultimas")
+LATEST_KEYS = frozenset({"latest", "last", "recent", "newest"})
+MOMENT_STEMS = frozenset({"date", "day", "time", "hour"})
 # function words that state a quantity or an order: checked though a restatement's function
 # words are not ("all", "only", "more")
 FUNCTION_FACTS = _words("all only more most same")
@@ -243,6 +247,13 @@ def _joined(claim: str, word: Word) -> str:
     while end < len(claim) and not claim[end].isspace() and claim[end] not in STOPS:
         end += 1
     return claim[start:end].rstrip(".,;:!?")
+
+
+def in_code(claim: str, start: int, end: int) -> bool:
+    """The word at start:end is a part of a code written as one run (an address, a path):
+    a word there is a character of the code, never a cognate or a gloss of a word."""
+    word = Word(claim[start:end], "", start, end)
+    return JOINED_CODE_RE.search(_joined(claim, word)) is not None
 
 
 def _name_like(claim: str, word: Word, previous_end: int | None) -> bool:
@@ -346,15 +357,17 @@ def judge(
     claim: str,
     residual: list[tuple[str, int, int]],
     matched: list[Any],
+    covered: list[tuple[int, int]],
     leaves: list[Any],
     context_words: set[str],
     tokens: list[tuple[str, int, int]],
 ) -> Residue:
     """Which of a claim's left-over words (`residual`: folded word, start, end) can carry a
     fact its matched values (`matched`: findings with `pointer`, `value`, `start`, `end`) do not
-    check, given the run's `leaves` and the `context_words` of its calls."""
+    check, given the spans the check `covered` (values matched or passed by a call), the run's
+    `leaves` and the `context_words` of its calls."""
     starts = {s: i for i, (_, s, _) in enumerate(tokens)}
-    spans = [(f.start, f.end) for f in matched if f.end > f.start]
+    spans = [(s, e) for s, e in covered if e > s]
     clauses = _clauses(claim)
     held = [str(leaf.value) for leaf in leaves if isinstance(leaf.value, str)]
     held_concepts = _held_concepts([*held, *context_words])
@@ -438,6 +451,8 @@ def _why(
         if _extreme_true(matched, leaves, least=w in LEAST):
             return None
         return "is a superlative the leaves do not make true"
+    if w in LATEST and any(set(values.key_words(f.pointer)) & LATEST_KEYS for f in matched):
+        return None  # "last scanned in Köln" over /latestStatusDetail/scanLocation/city
     if w in RANKS:
         return "is a comparison or an order"
     if named & held_concepts:
@@ -452,6 +467,10 @@ def _why(
         return "names a state or an option the run does not hold"
     if w in STATES and not any(w == values.fold(h) for h in held_words):
         return "is a state the run does not hold"
+    if GLOSSARY.get(w, frozenset()) & MOMENT_STEMS and any(
+        values.moment_of(f.value) is not None for f in matched
+    ):
+        return None  # "Fecha: el sábado 1 de mayo": the label of the date it gives
     if w in GLOSSARY:  # a word for an action or a field; glossed, it would not be left over
         return "names an action or a field the run does not hold"
     return None

@@ -475,7 +475,12 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     ]
     if left:
         vocab = _vocabulary(leaves_, keys, own_keys, context_words)
-        left = [x for x in left if not glossed(x[0], vocab) and not cognate(x[0], vocab)]
+        left = [
+            x
+            for x in left
+            if residue.in_code(claim, x[1], x[2])
+            or not (glossed(x[0], vocab) or cognate(x[0], vocab))
+        ]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
         left = [x for x in left if not NEGATION_RE.fullmatch(x[0])]
@@ -487,7 +492,13 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     ]
     left.sort(key=lambda x: x[1])
     residual = [t for t, _, _ in left]
-    proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+    # a count alone proves nothing, unless the claim names the list it counts ("3 messages")
+    counted = {
+        leaf.anchor()
+        for leaf in leaves_
+        if leaf.derived and leaf.unit is None and _mentions(leaf, tokens)
+    }
+    proven = [f for f in matched if f.pointer not in derived or f.pointer in counted]
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
         outside = values.blank(claim, covered)
         negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
@@ -495,7 +506,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         if not left:
             return Verdict("supported", matched, [], [])
         # every value matched: the words left decide, each by whether it can carry a fact
-        rest = residue.judge(claim, left, matched, leaves_, context_words, tokens)
+        rest = residue.judge(claim, left, matched, covered, leaves_, context_words, tokens)
         if not rest.blocking:
             return Verdict("supported", matched, [], [], unchecked=rest.unchecked)
         return Verdict("open", matched, [], residual, unmatched, blocking=rest.reasons())
