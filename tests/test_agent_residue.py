@@ -296,3 +296,64 @@ def test_a_yes_beside_a_zero_or_a_false_value_stays_open():
 def test_a_yes_in_the_middle_is_a_yes_no_value_not_a_particle():
     claim = "The operation ended with status DONE, yes."
     assert verdict(claim, OPERATION, "gce_get_operation").status == "open"
+
+
+# ---------------------------------------------------------------- what the check itself proves
+
+TRACK = {
+    "latestStatusDetail": {"description": "In transit", "scanLocation": {"city": "KÖLN"}},
+    "scanEvents": [{"city": "BONN"}, {"city": "KÖLN"}],
+}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Your package is in transit, last scanned in Köln.", "Dernier scan à Köln, in transit."],
+)
+def test_last_restating_a_latest_key_is_supported(claim):
+    assert verdict(claim, TRACK, "fedex_track").status == "supported"
+
+
+@pytest.mark.parametrize(
+    "claim", ["Your package is in transit, last scanned in Bonn.", "First scanned in Köln."]
+)
+def test_last_over_a_value_no_latest_key_holds_stays_open(claim):
+    assert verdict(claim, TRACK, "fedex_track").status == "open"
+
+
+MEETING = {"id": 64912782769, "start_time": "2027-05-01T16:30:00Z", "topic": "Demo"}
+
+
+def test_a_date_label_beside_the_date_it_gives_is_supported():
+    assert verdict("Fecha: el sábado 1 de mayo", MEETING, "zoom_meeting").status == "supported"
+    assert verdict("Fecha: el sábado 8 de mayo", MEETING, "zoom_meeting").status != "supported"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Oui : 3 messages de Grace depuis.", "Yes: 3 messages since then.", "Sí: 3 mensajes."],
+)
+def test_a_count_of_the_list_the_claim_names_proves_it(claim):
+    args = {"q": "from:grace.lee@contoso.eu"}
+    assert verdict(claim, MESSAGES, "gmail_messages_list", args).status == "supported"
+
+
+@pytest.mark.parametrize("claim", ["Oui : 4 messages de Grace depuis.", "Yes: 3 threads."])
+def test_a_wrong_count_or_a_count_of_nothing_named_is_not_supported(claim):
+    assert verdict(claim, MESSAGES, "gmail_messages_list").status != "supported"
+
+
+PAYOUT = {"batch_header": {"payout_batch_id": "6S6BDMBQ0EPS4", "batch_status": "PENDING"}}
+PAYOUT_ARGS = {"receiver": "ines.costa@outlook.com", "amount": "80"}
+
+
+def test_a_clause_whose_values_the_call_passed_lends_its_words():
+    claim = "The payout to ines.costa@outlook.com is on its way: $80, batch 6S6BDMBQ0EPS4."
+    result = verdict(claim, PAYOUT, "paypal_create_payout", PAYOUT_ARGS)
+    assert result.status == "supported", result.as_row()
+    assert result.unchecked == ["way"]
+
+
+def test_an_address_changed_by_a_letter_is_never_a_cognate():
+    claim = "The payout to ines.costa@outlaok.com is on its way: $80, batch 6S6BDMBQ0EPS4."
+    assert verdict(claim, PAYOUT, "paypal_create_payout", PAYOUT_ARGS).status == "open"

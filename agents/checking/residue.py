@@ -25,6 +25,8 @@ what it is, never by how many there are:
 - a comparison, a superlative or an order ("above", "cheapest", "più", "first", "dernier"),
   unless it restates the direction of a filter the call itself applied (`> 100` in a query's
   arguments: "149 orders above that amount");
+- the word right after a matched number, naming what it counts ("3 threads" over a count of
+  messages), where no key, argument or gloss says it;
 - a word of the restatement glossary (`restatement_words`: "supprimé", "cancelado") whose
   meaning the run does not hold: an action or a field the run has nothing of;
 - any left-over word in a part of the claim (between commas, colons, brackets or a conjunction)
@@ -280,6 +282,23 @@ def _clauses(claim: str) -> list[tuple[int, int]]:
     return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
 
 
+def _same_clause(claim: str, one: int, two: int) -> bool:
+    return any(a <= one < b and a <= two < b for a, b in _clauses(claim))
+
+
+def _counts(claim: str, word: Word, matched: list[Any]) -> bool:
+    """The word follows a matched number with nothing but a space between: it names what
+    the number counts or measures ("3 threads")."""
+    return any(
+        f.end <= word.start
+        and not claim[f.end : word.start].strip()
+        and not isinstance(f.value, bool)
+        and values.number_of(f.value) is not None
+        and values.moment_of(f.value) is None
+        for f in matched
+    )
+
+
 def _held_concepts(held: Iterable[str]) -> set[str]:
     concepts: set[str] = set()
     for value in held:
@@ -451,7 +470,8 @@ def _why(
         if _extreme_true(matched, leaves, least=w in LEAST):
             return None
         return "is a superlative the leaves do not make true"
-    if w in LATEST and any(set(values.key_words(f.pointer)) & LATEST_KEYS for f in matched):
+    clause = [f for f in matched if _same_clause(claim, f.start, word.start)]
+    if w in LATEST and any(set(values.key_words(f.pointer)) & LATEST_KEYS for f in clause):
         return None  # "last scanned in Köln" over /latestStatusDetail/scanLocation/city
     if w in RANKS:
         return "is a comparison or an order"
@@ -472,5 +492,8 @@ def _why(
     ):
         return None  # "Fecha: el sábado 1 de mayo": the label of the date it gives
     if w in GLOSSARY:  # a word for an action or a field; glossed, it would not be left over
+        return "names an action or a field the run does not hold"
+    if _counts(claim, word, matched):
+        return "names what a number counts, and no key says it"
         return "names an action or a field the run does not hold"
     return None

@@ -145,7 +145,12 @@ _GLOSSARY = (
     ("address street", "direccion adresse anschrift indirizzo endereco"),
     ("phone", "telefono telephone telefon"),
     ("email mail", "correo courriel mail"),
-    ("message", "mensaje nachricht messaggio mensagem sms"),
+    ("message", "mensaje mensajes nachricht nachrichten messaggio messaggi mensagem mensagens sms"),
+    (
+        "file object content",
+        "files fichier fichiers datei dateien archivo archivos file ficheiro ficheiros arquivo "
+        "arquivos",
+    ),
     ("merg request", "mr pr"),
     ("invoice", "factura facture rechnung fattura fatura"),
     ("payment pay", "pago paiement zahlung pagamento"),
