@@ -357,3 +357,27 @@ def test_a_clause_whose_values_the_call_passed_lends_its_words():
 def test_an_address_changed_by_a_letter_is_never_a_cognate():
     claim = "The payout to ines.costa@outlaok.com is on its way: $80, batch 6S6BDMBQ0EPS4."
     assert verdict(claim, PAYOUT, "paypal_create_payout", PAYOUT_ARGS).status == "open"
+
+
+# ---------------------------------------------------------------- "no" in Portuguese
+
+POD = {"name": "search-worker-ab6da7", "nodeName": "ip-10-0-8-183", "restartCount": 2}
+
+
+def test_portuguese_no_is_in_the_not_a_negation():
+    leaves = structured.leaves(POD, "k8s_list_pods", "c1")
+    claim = "É o search-worker-ab6da7, no nó ip-10-0-8-183, com 2 reinícios."
+    assert structured.check_claim(claim, leaves, set(), "pt").status == "supported"
+
+
+@pytest.mark.parametrize(
+    "claim, language",
+    [
+        ("El pod search-worker-ab6da7 no está en ip-10-0-8-183, 2 reinicios.", "es"),
+        ("O search-worker-ab6da7 não está no nó ip-10-0-8-183, com 2 reinícios.", "pt"),
+        ("É o search-worker-ab6da7, no nó ip-10-0-8-183, com 2 reinícios.", None),
+    ],
+)
+def test_no_stays_a_negation_outside_portuguese_and_nao_in_it(claim, language):
+    leaves = structured.leaves(POD, "k8s_list_pods", "c1")
+    assert structured.check_claim(claim, leaves, set(), language).status != "supported"

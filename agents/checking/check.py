@@ -371,7 +371,7 @@ def _structural(
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
             continue
         text, _ = answer_framing.strip_source_lead(unemphasised(strip_markers(row["text"])), names)
-        verdict = structured.check_claim(text, leaves, context)
+        verdict = structured.check_claim(text, leaves, context, language)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
             known = _known_words(text, leaves, language)

@@ -380,6 +380,7 @@ def judge(
     leaves: list[Any],
     context_words: set[str],
     tokens: list[tuple[str, int, int]],
+    language: str | None = None,
 ) -> Residue:
     """Which of a claim's left-over words (`residual`: folded word, start, end) can carry a
     fact its matched values (`matched`: findings with `pointer`, `value`, `start`, `end`) do not
@@ -397,6 +398,9 @@ def judge(
     unchecked: list[str] = []
     for folded, start, end in residual:
         word = Word(claim[start:end], folded, start, end)
+        if language == "pt" and folded in ("no", "nos"):
+            unchecked.append(word.text)  # "no nó": "in the", not a negation in Portuguese
+            continue
         index = starts.get(start, 0)
         previous_end = tokens[index - 1][2] if index > 0 else None
         first = _sentence_first(claim, word, previous_end)

@@ -274,9 +274,13 @@ def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
     ]
 
 
-def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
+def check_claim(
+    claim: str, leaves_: list[Leaf], context_words: set[str], language: str | None = None
+) -> Verdict:
     """The structural verdict of one claim over the run's leaves. `context_words`: words a
-    restatement may use besides keys and values (the tools' names, the calls' arguments)."""
+    restatement may use besides keys and values (the tools' names, the calls' arguments).
+    `language`: the answer's, where known ("no" is a negation in English and Spanish, "in the"
+    in Portuguese)."""
     if not leaves_:
         return Verdict("open")
     tokens = values.tokens_with_spans(claim)
@@ -285,7 +289,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     matched: list[Finding] = []
     # unmatched elements: text, place, the leaves they may contradict, whether a number
     pending: list[tuple[str, int, int, list[Leaf], bool]] = []
-    negated = bool(NEGATION_RE.search(claim) or OUT_OF_RE.search(claim))
+    negated = _negates(claim, language)
     unit_conflicts: list[Finding] = []
     numbers = [(leaf, values.number_of(leaf.value)) for leaf in leaves_]
     numbers = [(leaf, n) for leaf, n in numbers if n is not None]
@@ -501,16 +505,28 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     proven = [f for f in matched if f.pointer not in derived or f.pointer in counted]
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
         outside = values.blank(claim, covered)
-        negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
+        negated = _negates(outside, language)
     if proven and not unmatched and (not negated or has_bool):
         if not left:
             return Verdict("supported", matched, [], [])
         # every value matched: the words left decide, each by whether it can carry a fact
-        rest = residue.judge(claim, left, matched, covered, leaves_, context_words, tokens)
+        rest = residue.judge(
+            claim, left, matched, covered, leaves_, context_words, tokens, language
+        )
         if not rest.blocking:
             return Verdict("supported", matched, [], [], unchecked=rest.unchecked)
         return Verdict("open", matched, [], residual, unmatched, blocking=rest.reasons())
     return Verdict("open", matched, [], residual, unmatched)
+
+
+# "no" and "nos" are "in the" in Portuguese (em + o), whose negation is "não"
+_PT_NOT_NEGATION_RE = re.compile(r"\bnos?\b", re.IGNORECASE)
+
+
+def _negates(text: str, language: str | None) -> bool:
+    if language == "pt":
+        text = _PT_NOT_NEGATION_RE.sub(lambda m: "_" * len(m.group(0)), text)
+    return bool(NEGATION_RE.search(text) or OUT_OF_RE.search(text))
 
 
 # A yes/no value as a result's restatement writes it after its key ("proxied false", "online:
