@@ -185,6 +185,7 @@ STOPS = "()[]{}\"'«»“”„‘’`"
 # a code written as one run: a path, an address, a handle, a dotted or hyphenated name with digits
 JOINED_CODE_RE = re.compile(r"\w[/_@#]\w|[^\W\d]\.[^\W\d]|(?=.*\d).*\w-\w")
 BRACKETED_CODE_RE = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9.:\-]*\s*\)")
+IPV4_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
 FILTER_UP = "@filter>"  # a context word: a call argument filters on "greater than"
 FILTER_DOWN = "@filter<"
@@ -293,9 +294,19 @@ def _counts(claim: str, word: Word, matched: list[Any]) -> bool:
         f.end <= word.start
         and not claim[f.end : word.start].strip()
         and not isinstance(f.value, bool)
-        and values.number_of(f.value) is not None
+        and _one_quantity(f.element)
         and values.moment_of(f.value) is None
         for f in matched
+    )
+
+
+def _one_quantity(element: str) -> bool:
+    """The element is one number with its unit or currency, nothing else (not an address)."""
+    found = values.quantities(element)
+    return (
+        len(found) == 1
+        and not element[: found[0].start].strip(" #")
+        and not (element[found[0].end :].strip())
     )
 
 
