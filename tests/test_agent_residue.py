@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agents.checking import residue, structured
+from agents.checking.answer_framing import is_framing
 from stages.common import values
 
 
@@ -381,3 +382,27 @@ def test_portuguese_no_is_in_the_not_a_negation():
 def test_no_stays_a_negation_outside_portuguese_and_nao_in_it(claim, language):
     leaves = structured.leaves(POD, "k8s_list_pods", "c1")
     assert structured.check_claim(claim, leaves, set(), language).status != "supported"
+
+
+# ---------------------------------------------------------------- a table's header row
+
+TABLE = (
+    "Secondo get_quote: | | Prezzo | Variazione |\n|---|---|---|\n"
+    "| Santander (SAN.MC) | 294,09 | -2,32 % |\n| Stato | aperto |"
+)
+
+
+def test_a_table_header_row_is_framing():
+    assert is_framing("Secondo get_quote: | | Prezzo | Variazione |", {"get_quote"}, TABLE)
+
+
+@pytest.mark.parametrize(
+    "row, answer",
+    [
+        ("| Stato | aperto |", TABLE),  # a row under the header states a value
+        ("| | Prezzo | Variazione |", "| | Prezzo | Variazione |\n| SAN.MC | 294,09 | -2 % |"),
+        ("| Totale 120 € | Prezzo |", "| Totale 120 € | Prezzo |\n|---|---|"),  # a figure
+    ],
+)
+def test_a_row_that_is_no_header_or_holds_a_figure_is_not_framing(row, answer):
+    assert not is_framing(row, set(), answer)

@@ -335,7 +335,7 @@ def _framing(run: AgentRun, report: dict) -> bool:
     for row in report["claims"]:
         if row["status"] == "not_a_claim" or row["status"] == "error":
             continue
-        if answer_framing.is_framing(strip_markers(row["text"]), names):
+        if answer_framing.is_framing(strip_markers(row["text"]), names, run.answer or ""):
             row.update(
                 score=None,
                 critical=False,
