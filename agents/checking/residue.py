@@ -19,19 +19,24 @@ what it is, never by how many there are:
 - a date, a time or a relative day (weekday and month names, "today", "hier", "heute"): those
   are values to match, not residue;
 - a state, an enum member or a yes/no word (the state tables of `stages.common.values`, the
-  groups of `enum_vocabulary.yaml`) that no leaf and no argument of the run holds: said in
-  words, a state the result does not hold is a contradiction;
+  groups of `enum_vocabulary.yaml`, STATES here) that no leaf and no argument of the run
+  holds: said in words, a state the result does not hold is a contradiction;
 - a number, a unit, a currency or a price said in words ("three", "free", "gratis");
 - a comparison, a superlative or an order ("above", "cheapest", "più", "first", "dernier"),
-  unless it restates the direction of a filter the call itself applied (`> 100` in a query's
-  arguments: "149 orders above that amount");
+  unless it is checked by construction: it restates the direction of a filter the call itself
+  applied (`> 100` in a query's arguments: "149 orders above that amount"), the matched value
+  is the least (most) of its list ("l'offerta più economica costa 1.377,49 €"), or "last"
+  restates the key of the value it is said of (`/latestStatusDetail/scanLocation/city`);
 - the word right after a matched number, naming what it counts ("3 threads" over a count of
   messages), where no key, argument or gloss says it;
 - a word of the restatement glossary (`restatement_words`: "supprimé", "cancelado") whose
   meaning the run does not hold: an action or a field the run has nothing of;
-- any left-over word in a part of the claim (between commas, colons, brackets or a conjunction)
-  that holds no matched value: a clause added beside the checked ones ("…, and shipping is
-  free") states something nothing checked.
+- any left-over word in a part of the claim (between commas, semicolons, brackets, full stops
+  or a conjunction) that holds no value matched or passed by the call: a clause added beside
+  the checked ones ("…, and shipping is free") states something nothing checked.
+
+A word for a date's kind ("Fecha:") beside a matched date is that date's label. In a
+Portuguese answer "no" is "in the" (its negation is "não").
 
 A leading answer particle ("Yes:", "Oui :", "Sí,", "Ja,", "Sim:", "Sì:") is not a fact by
 itself: it is consistent with a count above zero or a true yes/no value, and blocks where the
