@@ -406,3 +406,34 @@ def test_a_table_header_row_is_framing():
 )
 def test_a_row_that_is_no_header_or_holds_a_figure_is_not_framing(row, answer):
     assert not is_framing(row, set(), answer)
+
+
+# ---------------------------------------------------------------- a change said by its direction
+
+QUOTE_DOWN = {"symbol": "IBE.MC", "price": "826.59", "change": "-22.38", "changePercent": "-2.64%"}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "IBE.MC fell -22.38 (-2.64%) to 826.59.",
+        "IBE.MC baisse de -2,64 %, à 826,59.",
+        "IBE.MC ist um -2,64 % gefallen, auf 826,59.",
+    ],
+)
+def test_a_direction_the_matched_change_has_is_checked(claim):
+    result = verdict(claim, QUOTE_DOWN, "get_quote")
+    assert result.status == "supported", result.as_row()
+    assert not {"fell", "baisse", "gefallen"} & set(result.unchecked)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "IBE.MC rose -22.38 (-2.64%) to 826.59.",
+        "IBE.MC subió -2,64 %, a 826,59.",
+        "IBE.MC fell to 826.59.",  # no change matched: nothing to say the direction of
+    ],
+)
+def test_a_direction_the_matched_change_does_not_have_stays_open(claim):
+    assert verdict(claim, QUOTE_DOWN, "get_quote").status == "open"

@@ -58,6 +58,9 @@ from stages.common import values
 VERSION = "1.0.0"
 
 
+CHECKED = ""  # a word the check made true by construction: neither blocking nor unchecked
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -134,7 +137,8 @@ RANKS = _words(
     "most least best worst top bottom first last latest earliest next previous prior "
     "cheapest cheaper dearest biggest bigger largest larger smallest smaller highest lowest "
     "fastest faster slowest slower longest longer shortest shorter nearest closest farthest "
-    "newest newer oldest older earlier later better worse same different "
+    "newest newer oldest older earlier later better worse same different late early soon "
+    "tarde temprano pronto tard tot bientot spat fruh bald tardi presto cedo logo "
     "premier premiere premiers dernier derniere derniers dernieres prochain prochaine "
     "precedent precedente meilleur meilleure pire moindre meme memes "
     "erste ersten erster erstes letzte letzten letzter letztes nachste nachsten vorherige "
@@ -146,6 +150,20 @@ RANKS = _words(
     "stessa diverso diversa "
     "primeiro primeira melhor pior mesmo mesma diferente"
 )
+# a change said by its direction: true of a matched change of that sign ("fell 2.3 %" over -2.3)
+RISE = _words(
+    "rose risen rising rises gained gaining gains climbed climbing increased increasing grew "
+    "grown jumped up upward subio sube subido aumento aumentado ganado hausse monte augmente "
+    "progresse gestiegen steigt zugelegt gewonnen salito sale aumentato guadagnato rialzo "
+    "subiu aumentou ganhou valorizou"
+)
+FALL = _words(
+    "fell fallen falling falls dropped dropping declined declining decreased decreasing lost "
+    "losing slipped plunged down downward bajo cayo caido disminuyo perdido baisse chute "
+    "recule diminue perdu gefallen fallt gesunken verloren sceso scende calato diminuito perso "
+    "ribasso caiu diminuiu perdeu desvalorizou queda"
+)
+CHANGE_KEYS = frozenset({"change", "delta", "diff", "difference", "variation", "growth", "trend"})
 # the ends of a list's range: true of a value that is the least (or the most) of its list
 LEAST = _words(
     "cheapest lowest smallest least fewest shortest earliest billigste billigsten gunstigste "
@@ -315,6 +333,19 @@ def _one_quantity(element: str) -> bool:
     )
 
 
+def _sign(finding: Any) -> bool | None:
+    """Whether a matched change (a leaf whose key says it is one: `change`, `delta`) is a rise
+    (True) or a fall (False); None for any other value."""
+    if isinstance(finding.value, bool):
+        return None
+    if not set(values.key_words(finding.pointer)) & CHANGE_KEYS:
+        return None
+    number = values.number_of(finding.value)
+    if number is None or number == 0:
+        return None
+    return number > 0 and not str(finding.value).strip().startswith("-")
+
+
 def _held_concepts(held: Iterable[str]) -> set[str]:
     concepts: set[str] = set()
     for value in held:
@@ -415,8 +446,7 @@ def judge(
     for folded, start, end in residual:
         word = Word(claim[start:end], folded, start, end)
         if language == "pt" and folded in ("no", "nos"):
-            unchecked.append(word.text)  # "no nó": "in the", not a negation in Portuguese
-            continue
+            continue  # "no nó": "in the", a function word, not a negation in Portuguese
         index = starts.get(start, 0)
         previous_end = tokens[index - 1][2] if index > 0 else None
         first = _sentence_first(claim, word, previous_end)
@@ -425,10 +455,10 @@ def judge(
         if folded in DEGREE and (after in CHEAP or after in DEAR):
             # "più economica": a superlative, true when the matched value is its list's end
             true = _extreme_true(matched, leaves, least=after in CHEAP)
-            why = None if true else "is a superlative the leaves do not make true"
+            why = CHECKED if true else "is a superlative the leaves do not make true"
         elif before in DEGREE and (folded in CHEAP or folded in DEAR):
             true = _extreme_true(matched, leaves, least=folded in CHEAP)
-            why = None if true else "is a superlative the leaves do not make true"
+            why = CHECKED if true else "is a superlative the leaves do not make true"
         else:
             why = _why(
                 claim,
@@ -447,6 +477,8 @@ def judge(
                 why = "is in a part of the claim that no matched value is in"
         if why is None:
             unchecked.append(word.text)
+        elif why == CHECKED:
+            continue
         else:
             blocking.append((word.text, why))
     return Residue(blocking, unchecked)
@@ -464,15 +496,16 @@ def _why(
     held_words: set[str],
 ) -> str | None:
     w = word.folded
+    clause = [f for f in matched if _same_clause(claim, f.start, word.start)]
     if _particle(claim, word, first and not re.search(r"\w", claim[: word.start])):
-        return None if _yes_consistent(matched, leaves) else "says yes beside a zero or a no"
+        return CHECKED if _yes_consistent(matched, leaves) else "says yes beside a zero or a no"
     if _name_like(claim, word, previous_end):
         return "may be a name or a code"
     if w in NEGATIONS or w in PARTNERS:
         return "negates or qualifies a fact"
     if w in UNIVERSAL or w in BOTH:
         if _universal_true(matched, leaves, both=w in BOTH):
-            return None
+            return CHECKED
         return "is a quantifier the leaves do not make true"
     if w in RESTRICTIVE:
         return "is a quantifier"
@@ -484,19 +517,23 @@ def _why(
     if w in UP or w in DOWN:
         own, other = (FILTER_UP, FILTER_DOWN) if w in UP else (FILTER_DOWN, FILTER_UP)
         if own in context_words and other not in context_words:
-            return None  # the direction of the call's own filter
+            return CHECKED  # the direction of the call's own filter
         return "is a comparison no filter of the call states"
+    if w in RISE or w in FALL:
+        signs = [_sign(f) for f in clause if _sign(f) is not None]
+        if signs and all(sign == (w in RISE) for sign in signs):
+            return CHECKED  # the direction of the matched change
+        return "is a direction of change the matched values do not have"
     if w in LEAST or w in MOST:
         if _extreme_true(matched, leaves, least=w in LEAST):
-            return None
+            return CHECKED
         return "is a superlative the leaves do not make true"
-    clause = [f for f in matched if _same_clause(claim, f.start, word.start)]
     if w in LATEST and any(set(values.key_words(f.pointer)) & LATEST_KEYS for f in clause):
-        return None  # "last scanned in Köln" over /latestStatusDetail/scanLocation/city
+        return CHECKED  # "last scanned in Köln" over /latestStatusDetail/scanLocation/city
     if w in RANKS:
         return "is a comparison or an order"
     if named & held_concepts:
-        return None  # an option or a state the run holds ("prioridad media" over medium)
+        return CHECKED  # an option or a state the run holds ("prioridad media" over medium)
     if w in NUMBER_WORDS or w in PRICE_WORDS or w in values.UNITS:
         return "is a number, a unit or a price"
     if w in values.CURRENCY_CODES or w in values.CURRENCY_SYMBOLS:
@@ -510,7 +547,7 @@ def _why(
     if GLOSSARY.get(w, frozenset()) & MOMENT_STEMS and any(
         values.moment_of(f.value) is not None for f in matched
     ):
-        return None  # "Fecha: el sábado 1 de mayo": the label of the date it gives
+        return CHECKED  # "Fecha: el sábado 1 de mayo": the label of the date it gives
     if w in GLOSSARY:  # a word for an action or a field; glossed, it would not be left over
         return "names an action or a field the run does not hold"
     if _counts(claim, word, matched):
