@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import residue, structured
+from agents.checking import structured
 from agents.checking.answer_framing import is_framing
 from stages.common import values
 
 
 def verdict(claim: str, result: dict, tool: str = "get_record", args: dict | None = None):
     leaves = structured.leaves(result, tool, "c1")
-    words = set(values.key_words(tool))
-    for token, _, _ in values.tokens_with_spans(" ".join(map(str, (args or {}).values()))):
-        words.add(token)
-    words |= residue.filter_words(args or {})
+    words = set(values.key_words(tool)) | structured.argument_words(args or {})
     return structured.check_claim(claim, leaves, words)
 
 
@@ -437,3 +434,11 @@ def test_a_direction_the_matched_change_has_is_checked(claim):
 )
 def test_a_direction_the_matched_change_does_not_have_stays_open(claim):
     assert verdict(claim, QUOTE_DOWN, "get_quote").status == "open"
+
+
+def test_an_amount_the_call_sent_is_read_by_its_value():
+    args = {"receiver": "ines.costa@outlook.com", "amount": "325.50"}
+    said = "The payout to ines.costa@outlook.com is on its way: $325.50, batch 6S6BDMBQ0EPS4."
+    changed = said.replace("325.50", "352.50")
+    assert verdict(said, PAYOUT, "paypal_create_payout", args).status == "supported"
+    assert verdict(changed, PAYOUT, "paypal_create_payout", args).status != "supported"

@@ -340,7 +340,8 @@ def check_claim(
                     )
                 )
             continue
-        if values.ident_key(text) in context_words:  # a number the call passed (an address)
+        if values.ident_key(text) in context_words or _number_key(quantity.value) in context_words:
+            # a number the call passed (an address, the amount of a payout it sent)
             covered.append((quantity.start, quantity.end))
             continue
         rivals = [leaf for leaf, _ in numbers if not leaf.derived]
@@ -837,20 +838,35 @@ def context_words(run: AgentRun) -> set[str]:
         words |= set(values.key_words(call.name))
         words |= {stem(w) for w in values.key_words(call.name)}
         if not call.args_error:
-            for token, _, _ in values.tokens_with_spans(_flat(call.args)):
-                words |= {token, stem(token)}
-            for value in _scalars(call.args):  # a date or time argument, as a claim may say it
-                moment = values.moment_of(value)
-                if moment is not None:
-                    words |= {
-                        _moment_key(moment),
-                        _moment_key(values.Moment(moment.date, None, None, 0, 0)),
-                        _moment_key(values.Moment(None, moment.time, None, 0, 0)),
-                    }
-            words |= residue.filter_words(call.args)  # "above that amount" over `> 100`
+            words |= argument_words(call.args)
     for result in run.results:
         words |= set(values.key_words(result.name))
     return words
+
+
+def argument_words(args: Any) -> set[str]:
+    """The words a call's arguments lend a restatement: their tokens, their numbers and dates
+    as the claim may write them, and the directions they filter on."""
+    words: set[str] = set()
+    for token, _, _ in values.tokens_with_spans(_flat(args)):
+        words |= {token, stem(token)}
+    for value in _scalars(args):  # a number, a date or a time argument, as a claim may say it
+        number = values.number_of(value) if isinstance(value, int | float | str) else None
+        if number is not None and not isinstance(value, bool):
+            words.add(_number_key(number))  # "$325.50" for {"amount": "325.50"}
+        moment = values.moment_of(value)
+        if moment is not None:
+            words |= {
+                _moment_key(moment),
+                _moment_key(values.Moment(moment.date, None, None, 0, 0)),
+                _moment_key(values.Moment(None, moment.time, None, 0, 0)),
+            }
+    return words | residue.filter_words(args)  # "above that amount" over `> 100`
+
+
+def _number_key(number: float) -> str:
+    """A number as `context_words` holds an argument's ("#325.5")."""
+    return f"#{round(number, 6):g}"
 
 
 def _scalars(value: Any) -> list[Any]:
