@@ -442,3 +442,14 @@ def test_an_amount_the_call_sent_is_read_by_its_value():
     changed = said.replace("325.50", "352.50")
     assert verdict(said, PAYOUT, "paypal_create_payout", args).status == "supported"
     assert verdict(changed, PAYOUT, "paypal_create_payout", args).status != "supported"
+
+
+QUOTE_CENTS = {"external_delivery_id": "D-653966", "currency": "USD", "fee": 675}
+
+
+def test_a_fee_in_cents_beside_its_currency_is_read_in_dollars():
+    said = "DoorDash quotes $6.75 for this delivery (quote D-653966)."
+    assert verdict(said, QUOTE_CENTS, "doordash_create_quote").unmatched == []
+    for other in ("$6.57 for", "€6.75 for"):
+        changed = said.replace("$6.75 for", other)
+        assert verdict(changed, QUOTE_CENTS, "doordash_create_quote").status != "supported"

@@ -639,16 +639,20 @@ def _vocabulary(
 
 
 ZERO_DECIMAL = frozenset({"jpy", "krw", "clp", "vnd", "isk"})
+# the key words of an amount of money, which payment and delivery APIs give in minor units
+_MONEY_KEYS = "amount fee price cost total subtotal tax tip value balance charge fare"
+MONEY_KEYS = frozenset(_MONEY_KEYS.split())
 
 
 def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> bool:
-    """An integer amount in the currency's minor units, as payment APIs write it ({"amount":
-    23000, "currency": "eur"}), stated in major units with that currency ("230 €")."""
+    """An integer amount in the currency's minor units, as payment and delivery APIs write it
+    ({"amount": 23000, "currency": "eur"}, {"fee": 675, "currency": "USD"}), stated in major
+    units with that currency ("230 €", "$6.75")."""
     if not quantity.currency or quantity.currency in ZERO_DECIMAL:
         return False
     if not isinstance(leaf.value, int) or isinstance(leaf.value, bool) or leaf.derived:
         return False
-    if "amount" not in values.key_words(leaf.key):
+    if not set(values.key_words(leaf.key)) & MONEY_KEYS:
         return False
     if abs(leaf.value / 100 - quantity.value) > 1e-9 * max(1.0, abs(quantity.value)):
         return False
