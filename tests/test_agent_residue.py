@@ -453,3 +453,33 @@ def test_a_fee_in_cents_beside_its_currency_is_read_in_dollars():
     for other in ("$6.57 for", "€6.75 for"):
         changed = said.replace("$6.75 for", other)
         assert verdict(changed, QUOTE_CENTS, "doordash_create_quote").status != "supported"
+
+
+# ---------------------------------------------------------------- a hedge inside a claim
+
+INCIDENT = {"incident": {"incident_number": 1590, "status": "triggered", "urgency": "low"}}
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'incident n° 1590 est déclenché. À vérifier dans l'appli si c'est important.",
+        "Incident 1590 is triggered. Worth double-checking in the app if it matters.",
+        "Vorfall 1590 ist ausgelöst. Bitte in der App prüfen, falls wichtig.",
+    ],
+)
+def test_a_hedge_sentence_inside_a_claim_is_set_aside(claim):
+    result = verdict(claim, INCIDENT, "pagerduty_create_incident")
+    assert result.status == "supported", result.as_row()
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'incident n° 1590 est déclenché. Le client a été prévenu.",
+        "L'incident n° 1590 n'est pas déclenché.",
+        "Incident 1590 is triggered. The customer was told.",
+    ],
+)
+def test_a_sentence_of_fact_or_a_negation_beside_it_is_not(claim):
+    assert verdict(claim, INCIDENT, "pagerduty_create_incident").status != "supported"

@@ -84,6 +84,7 @@ HEDGE_RE = re.compile(
     r"conviene (?:revisarlo|comprobarlo|verificarlo|confirmarlo)|si es importante|"
     r"à (?:vérifier|revérifier|confirmer)|si c'est important|mieux vaut vérifier|"
     r"im zweifel|lieber (?:noch(?:mal)? )?(?:nachsehen|nachschauen|prüfen)|wenn es wichtig ist|"
+    r"falls (?:es )?wichtig|"
     r"meglio (?:verificare|controllare)|conviene (?:verificare|controllare)|se è importante|"
     r"(?:melhor|convém|vale a pena) (?:verificar|confirmar|conferir)|se (?:for|é) importante|"
     r"potrebbero? (?:cambiare|variare)|(?:pode|podem) (?:mudar|variar)"

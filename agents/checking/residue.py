@@ -31,6 +31,7 @@ what it is, never by how many there are:
   messages), where no key, argument or gloss says it;
 - a word of the restatement glossary (`restatement_words`: "supprimé", "cancelado") whose
   meaning the run does not hold: an action or a field the run has nothing of;
+- (a sentence of advice or a hedge inside the claim, `answer_framing`, is set aside whole);
 - any left-over word in a part of the claim (between commas, semicolons, brackets, full stops
   or a conjunction) that holds no value matched or passed by the call: a clause added beside
   the checked ones ("…, and shipping is free") states something nothing checked.
@@ -51,7 +52,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.checking import enum_words
+from agents.checking import answer_framing, enum_words
 from agents.checking.restatement_words import GLOSSARY
 from stages.common import values
 
@@ -306,6 +307,14 @@ def _clauses(claim: str) -> list[tuple[int, int]]:
     return [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
 
 
+SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentences(claim: str) -> list[tuple[int, int]]:
+    cuts = [0] + [m.end() for m in SENTENCE_END_RE.finditer(claim)] + [len(claim)]
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
+
+
 def _same_clause(claim: str, one: int, two: int) -> bool:
     return any(a <= one < b and a <= two < b for a, b in _clauses(claim))
 
@@ -443,7 +452,14 @@ def judge(
     spans += [(s, e) for t, s, e in tokens if _named_concepts(t) & held_concepts]
     blocking: list[tuple[str, str]] = []
     unchecked: list[str] = []
+    framing = [
+        (a, b)
+        for a, b in _sentences(claim)
+        if not any(a <= s < b for s, _ in spans) and answer_framing.is_framing(claim[a:b])
+    ]
     for folded, start, end in residual:
+        if any(a <= start < b for a, b in framing):
+            continue  # a sentence of advice or a hedge the claim holds: it states nothing
         word = Word(claim[start:end], folded, start, end)
         if language == "pt" and folded in ("no", "nos"):
             continue  # "no nó": "in the", a function word, not a negation in Portuguese
@@ -501,6 +517,8 @@ def _why(
         return CHECKED if _yes_consistent(matched, leaves) else "says yes beside a zero or a no"
     if _name_like(claim, word, previous_end):
         return "may be a name or a code"
+    if w == "n" and claim[word.end : word.end + 1] in ("°", "º", "."):
+        return None  # "n° 1590": the number sign, not "n'" of a negation
     if w in NEGATIONS or w in PARTNERS:
         return "negates or qualifies a fact"
     if w in UNIVERSAL or w in BOTH:
