@@ -483,3 +483,22 @@ def test_a_hedge_sentence_inside_a_claim_is_set_aside(claim):
 )
 def test_a_sentence_of_fact_or_a_negation_beside_it_is_not(claim):
     assert verdict(claim, INCIDENT, "pagerduty_create_incident").status != "supported"
+
+
+@pytest.mark.parametrize(
+    "claim, supported",
+    [
+        ("Il pacco è in transito, ultima scansione a Köln.", True),
+        ("A encomenda está em trânsito em Köln.", True),
+        ("Il pacco è stato consegnato a Köln.", False),  # delivered: a state it does not hold
+        ("Il pacco è in transito, ultima scansione a Bonn.", False),
+    ],
+)
+def test_the_thing_a_tracking_call_tracks_and_its_states(claim, supported):
+    tracked = {
+        "trackingNumber": "902065261688",
+        **TRACK,
+        "latestStatusDetail": {"statusByLocale": "In transit", "scanLocation": {"city": "KÖLN"}},
+    }
+    result = verdict(claim, tracked, "fedex_track_by_number")
+    assert (result.status == "supported") is supported, result.as_row()

@@ -175,7 +175,11 @@ _GLOSSARY = (
         "chance probability probabilidad probabilite wahrscheinlichkeit probabilita",
     ),
     ("rate price cost ship", "postage porto affranchissement franqueo"),
-    ("package parcel shipment return label", "paket paquete colis pacco pacote"),
+    # the thing a shipment or a tracking call is about
+    (
+        "package parcel shipment return label track",
+        "paket paquete colis pacco pacote encomenda encomendas",
+    ),
     (
         "rating review score",
         "valoracion puntuacion note bewertung bewertungen valutazione avaliacao",
