@@ -155,7 +155,7 @@ RANKS = _words(
 RISE = _words(
     "rose risen rising rises gained gaining gains climbed climbing increased increasing grew "
     "grown jumped up upward subio sube subido aumento aumentado ganado hausse monte augmente "
-    "progresse gestiegen steigt zugelegt gewonnen salito sale aumentato guadagnato rialzo "
+    "progresse gestiegen steigt zugelegt gewonnen salito aumentato guadagnato rialzo "
     "subiu aumentou ganhou valorizou"
 )
 FALL = _words(
@@ -198,6 +198,8 @@ STATES = _words(
     "locked unlocked deleted removed"
 )
 YES_WORDS = _words("yes yeah yep oui si ja sim")
+# Portuguese function words that are a negation or a comparison in Spanish or English
+PT_FUNCTION_WORDS = _words("no nos mas")
 _FIRST_CHARS = ".!?:;\n•"
 CLAUSE_RE = re.compile(
     r"[;()\[\]|–—]|,(?!\d)|\.(?=\s|$)|"
@@ -461,8 +463,8 @@ def judge(
         if any(a <= start < b for a, b in framing):
             continue  # a sentence of advice or a hedge the claim holds: it states nothing
         word = Word(claim[start:end], folded, start, end)
-        if language == "pt" and folded in ("no", "nos"):
-            continue  # "no nó": "in the", a function word, not a negation in Portuguese
+        if language == "pt" and folded in PT_FUNCTION_WORDS:
+            continue  # "no nó": "in the"; "mas": "but", not "more" as in Spanish
         index = starts.get(start, 0)
         previous_end = tokens[index - 1][2] if index > 0 else None
         first = _sentence_first(claim, word, previous_end)

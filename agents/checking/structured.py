@@ -10,11 +10,14 @@ time, a name or identifier, a yes/no fact) is looked up among the leaves:
 - it differs from the value of a leaf whose key the claim names (the `temperature` is 68, the
   claim says 72): contradicted, with that pointer.
 
-A claim is `supported` when at least one element matched, none contradicted, it negates nothing,
-and every other word is a key of the result, a word of the tool's name or of the call's
-arguments, or a connective ("the call returned … with …"): what a restatement of a result is
-made of. It is `contradicted` when any element contradicts a leaf. Anything else (`open`) is left
-to the claim checker's judge, unchanged.
+A claim is `supported` when at least one element matched, none contradicted, nothing is
+unmatched, it negates nothing, and every other word is a key of the result, a word of the tool's
+name or of the call's arguments, or a connective ("the call returned … with …"): what a
+restatement of a result is made of; or, for the words left over, when none of them can carry a
+fact the match did not check (`agents.checking.residue`: names, negations, quantifiers, days,
+states, comparisons, added clauses block; the answer's own verbs and nouns are reported as
+`unchecked_words`). It is `contradicted` when any element contradicts a leaf. Anything else
+(`open`) is left to the claim checker's judge, unchanged.
 """
 
 from __future__ import annotations
