@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import check_run, restatement_words, structured
+from agents.checking import check_run, restatement_words, run_words, structured
 from agents.checking.answer_framing import is_framing, strip_source_lead
 from stages.common import values
 
@@ -485,7 +485,7 @@ def test_a_time_the_call_passed_is_covered_when_the_result_holds_no_time():
     }
     from agents.checking import formats
 
-    context = structured.context_words(formats.parse_run(run))
+    context = run_words.context_words(formats.parse_run(run))
     claim = "About 48 minutes, leaving at 08:00."
     assert structured.check_claim(claim, _route_leaves(), context).unmatched == []
     other = structured.check_claim("About 48 minutes, leaving at 09:00.", _route_leaves(), context)

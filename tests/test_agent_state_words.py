@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agents.checking import check_run, derived_leaves, state_words, structured
+from agents.checking import check_run, derived_leaves, run_words, state_words, structured
 from agents.checking.run_clock import Clock
 from stages.common import values
 
@@ -26,7 +26,7 @@ def verdict(claim: str, result: dict, tool: str = "get_record", clock: Clock | N
     words = set(values.key_words(tool))
     if clock is not None:
         leaves = derived_leaves.zoned(leaves, [clock.zone] if clock.zone else [])
-        words.add(structured.TODAY_KEY + clock.today.isoformat())
+        words.add(run_words.TODAY_KEY + clock.today.isoformat())
     return structured.check_claim(claim, leaves, words)
 
 

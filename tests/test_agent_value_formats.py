@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agents.checking import check_run, derived_leaves, structured
+from agents.checking import check_run, derived_leaves, run_words, structured
 from agents.checking.formats import parse_run
 from stages.common import values
 
@@ -294,7 +294,7 @@ def _payout(answer: str) -> dict:
 
 def test_an_amount_the_call_passed_is_no_unmatched_figure():
     run = parse_run(_payout("Payout LCLCNMTX0P8 of $325.50 is pending."))
-    words = structured.context_words(run)
+    words = run_words.context_words(run)
     leaves = structured.run_leaves(run, {"c1"})
     assert not structured.check_claim(run.answer, leaves, words).unmatched
     changed = structured.check_claim("Payout LCLCNMTX0P8 of $325.60 is pending.", leaves, words)
@@ -331,7 +331,7 @@ def test_a_day_counted_from_today_states_a_leafs_date_in_the_users_zone(claim, d
     found = derived_leaves.zoned(
         structured.leaves(result, "get_record", "c1"), [ZoneInfo("America/New_York")]
     )
-    context = {structured.TODAY_KEY + "2026-12-05"}
+    context = {run_words.TODAY_KEY + "2026-12-05"}
     matched = structured.check_claim(claim, found, context).matched
     want = "/eta" if day == "hoje" else "/internalDate"
     assert want in {f.pointer.split("c1", 1)[1] for f in matched}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 
 # An acknowledgement said alone: the whole sentence is one of these.
 _ACK = (
@@ -84,6 +84,7 @@ HEDGE_RE = re.compile(
     r"conviene (?:revisarlo|comprobarlo|verificarlo|confirmarlo)|si es importante|"
     r"à (?:vérifier|revérifier|confirmer)|si c'est important|mieux vaut vérifier|"
     r"im zweifel|lieber (?:noch(?:mal)? )?(?:nachsehen|nachschauen|prüfen)|wenn es wichtig ist|"
+    r"falls (?:es )?wichtig|"
     r"meglio (?:verificare|controllare)|conviene (?:verificare|controllare)|se è importante|"
     r"(?:melhor|convém|vale a pena) (?:verificar|confirmar|conferir)|se (?:for|é) importante|"
     r"potrebbero? (?:cambiare|variare)|(?:pode|podem) (?:mudar|variar)"
@@ -192,12 +193,33 @@ def _strip_one(text: str, names: set[str] | None) -> tuple[str, int]:
     return rest, match.end()
 
 
-def is_framing(text: str, names: set[str] | None = None) -> bool:
-    """The sentence states nothing a tool result could support or contradict."""
+# a markdown table's delimiter row: "|---|:---:|---|"
+TABLE_DELIMITER_RE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
+
+
+def is_table_header(body: str, answer: str) -> bool:
+    """The text is the header row of a markdown table of the answer: a row of cells the
+    answer's next line marks as a header by the table's delimiter row. It names columns; the
+    rows under it state the values. A header with a figure in it is not read as one."""
+    row = body[body.find("|") :].strip() if "|" in body else ""
+    if not row.startswith("|") or row.count("|") < 2 or re.search(r"\d", row):
+        return False
+    lines = [line.strip() for line in answer.splitlines()]
+    return any(
+        line.endswith(row) and TABLE_DELIMITER_RE.fullmatch(after)
+        for line, after in zip(lines, lines[1:], strict=False)
+    )
+
+
+def is_framing(text: str, names: set[str] | None = None, answer: str = "") -> bool:
+    """The sentence states nothing a tool result could support or contradict (`answer`: the
+    whole answer, where a table's header row is told by the row under it)."""
     body, _ = strip_source_lead(text.strip(), names)
     body = body.strip()
     if not body:
         return False
+    if answer and is_table_header(body, answer):
+        return True
     if ACK_RE.match(body) or CHECKED_RE.match(body):
         return True
     if LEAD_IN_RE.match(body) and not re.search(r"\d", body):

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 import agents.checking.answer_framing as answer_framing
 import agents.checking.diagnosis as diagnosis
 import agents.checking.formats as formats
+import agents.checking.run_words as run_words
 import agents.checking.structured as structured
 import agents.checking.tool_calls as tool_calls
 import agents.checking.tool_evidence as evidence
@@ -335,7 +336,7 @@ def _framing(run: AgentRun, report: dict) -> bool:
     for row in report["claims"]:
         if row["status"] == "not_a_claim" or row["status"] == "error":
             continue
-        if answer_framing.is_framing(strip_markers(row["text"]), names):
+        if answer_framing.is_framing(strip_markers(row["text"]), names, run.answer or ""):
             row.update(
                 score=None,
                 critical=False,
@@ -363,7 +364,7 @@ def _structural(
     leaves = structured.run_leaves(run, evidence_calls)
     if not leaves:
         return False
-    context = structured.context_words(run)
+    context = run_words.context_words(run)
     names = _tool_names(run)
     language = detect_language(run.answer or "")
     changed = False
@@ -371,7 +372,7 @@ def _structural(
         if row["status"] in ("not_a_claim", "error") or row["score"] is None:
             continue
         text, _ = answer_framing.strip_source_lead(unemphasised(strip_markers(row["text"])), names)
-        verdict = structured.check_claim(text, leaves, context)
+        verdict = structured.check_claim(text, leaves, context, language)
         row["structured"] = verdict.as_row()
         if verdict.status == "open":
             known = _known_words(text, leaves, language)

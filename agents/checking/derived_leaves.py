@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from agents.checking import run_clock
+import agents.checking.run_clock as run_clock
 from stages.common import values
 
 # ---------------------------------------------------------------- instants in a zone

@@ -136,12 +136,22 @@ _GLOSSARY = (
     # the nouns of common API records (orders, shipments, payments, travel, weather, issues)
     ("label", "etiqueta etiquette etikett etichetta"),
     ("track", "seguimiento suivi sendungsverfolgung sendungsnummer tracciamento rastreamento"),
-    ("order", "pedido commande bestellung ordine encomenda"),
+    (
+        "order",
+        "pedido pedidos commande commandes bestellung bestellungen ordine ordini encomenda "
+        "encomendas",
+    ),
     ("customer client", "cliente kunde kundin"),
     ("address street", "direccion adresse anschrift indirizzo endereco"),
     ("phone", "telefono telephone telefon"),
     ("email mail", "correo courriel mail"),
-    ("message", "mensaje nachricht messaggio mensagem"),
+    ("message", "mensaje mensajes nachricht nachrichten messaggio messaggi mensagem mensagens sms"),
+    (
+        "file object content",
+        "files fichier fichiers datei dateien archivo archivos file ficheiro ficheiros arquivo "
+        "arquivos",
+    ),
+    ("merg request", "mr pr"),
     ("invoice", "factura facture rechnung fattura fatura"),
     ("payment pay", "pago paiement zahlung pagamento"),
     ("balance", "saldo solde kontostand"),
@@ -165,7 +175,11 @@ _GLOSSARY = (
         "chance probability probabilidad probabilite wahrscheinlichkeit probabilita",
     ),
     ("rate price cost ship", "postage porto affranchissement franqueo"),
-    ("package parcel shipment return label", "paket paquete colis pacco pacote"),
+    # the thing a shipment or a tracking call is about
+    (
+        "package parcel shipment return label track",
+        "paket paquete colis pacco pacote encomenda encomendas",
+    ),
     (
         "rating review score",
         "valoracion puntuacion note bewertung bewertungen valutazione avaliacao",
@@ -202,7 +216,7 @@ _GLOSSARY = (
     ),
     ("issu refund", "issued emitido emitida emis emise ausgestellt emesso emessa"),
     (
-        "add insert append",
+        "add insert append creat",
         "added anadido anadida agregado agregada ajoute ajoutee hinzugefugt aggiunto aggiunta "
         "adicionado adicionada",
     ),

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agents.checking import enum_words, run_clock
+import agents.checking.enum_words as enum_words
+import agents.checking.run_clock as run_clock
 from stages.common import values
 from stages.common.text import stem
 

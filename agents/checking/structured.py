@@ -10,11 +10,14 @@ time, a name or identifier, a yes/no fact) is looked up among the leaves:
 - it differs from the value of a leaf whose key the claim names (the `temperature` is 68, the
   claim says 72): contradicted, with that pointer.
 
-A claim is `supported` when at least one element matched, none contradicted, it negates nothing,
-and every other word is a key of the result, a word of the tool's name or of the call's
-arguments, or a connective ("the call returned … with …"): what a restatement of a result is
-made of. It is `contradicted` when any element contradicts a leaf. Anything else (`open`) is left
-to the claim checker's judge, unchanged.
+A claim is `supported` when at least one element matched, none contradicted, nothing is
+unmatched, it negates nothing, and every other word is a key of the result, a word of the tool's
+name or of the call's arguments, or a connective ("the call returned … with …"): what a
+restatement of a result is made of; or, for the words left over, when none of them can carry a
+fact the match did not check (`agents.checking.residue`: names, negations, quantifiers, days,
+states, comparisons, added clauses block; the answer's own verbs and nouns are reported as
+`unchecked_words`). It is `contradicted` when any element contradicts a leaf. Anything else
+(`open`) is left to the claim checker's judge, unchanged.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from agents.checking import derived_leaves, run_clock, state_words
+import agents.checking.derived_leaves as derived_leaves
+import agents.checking.residue as residue
+import agents.checking.run_words as run_words
+import agents.checking.state_words as state_words
 from agents.checking.formats import AgentRun
 from agents.checking.restatement_words import CONNECTIVES, cognate, glossed
 from stages.common import values
@@ -91,6 +97,9 @@ class Verdict:
     contradicted: list[Finding] = field(default_factory=list)
     residual: list[str] = field(default_factory=list)  # words no leaf, key or connective covers
     unmatched: list[str] = field(default_factory=list)  # numbers and dates no leaf holds
+    # words of a supported claim that carry no fact and that nothing checked ("arriverebbero")
+    unchecked: list[str] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)  # left-over words that may carry a fact
 
     def reasons(self) -> list[str]:
         if self.status == "contradicted":
@@ -99,7 +108,10 @@ class Verdict:
                 for f in self.contradicted
             ]
         if self.status == "supported":
-            return [f"'{f.element}' = {f.pointer}" for f in self.matched]
+            found = [f"'{f.element}' = {f.pointer}" for f in self.matched]
+            if self.unchecked:
+                found.append(f"words not checked: {', '.join(self.unchecked)}")
+            return found
         return []
 
     def as_row(self) -> dict[str, Any]:
@@ -109,6 +121,8 @@ class Verdict:
             "contradicted": [f.as_row() for f in self.contradicted],
             "residual": self.residual,
             "unmatched": self.unmatched,
+            "unchecked_words": self.unchecked,
+            "blocking_words": self.blocking,
         }
 
 
@@ -269,9 +283,13 @@ def _mentions(leaf: Leaf, tokens: list[tuple[str, int, int]]) -> list[int]:
     ]
 
 
-def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Verdict:
+def check_claim(
+    claim: str, leaves_: list[Leaf], context_words: set[str], language: str | None = None
+) -> Verdict:
     """The structural verdict of one claim over the run's leaves. `context_words`: words a
-    restatement may use besides keys and values (the tools' names, the calls' arguments)."""
+    restatement may use besides keys and values (the tools' names, the calls' arguments).
+    `language`: the answer's, where known ("no" is a negation in English and Spanish, "in the"
+    in Portuguese)."""
     nulls = [leaf for leaf in leaves_ if leaf.value is None]
     leaves_ = [leaf for leaf in leaves_ if leaf.value is not None]
     if not leaves_:
@@ -282,7 +300,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
     matched: list[Finding] = []
     # unmatched elements: text, place, the leaves they may contradict, whether a number
     pending: list[tuple[str, int, int, list[Leaf], bool]] = []
-    negated = bool(NEGATION_RE.search(claim) or OUT_OF_RE.search(claim))
+    negated = _negates(claim, language)
     unit_conflicts: list[Finding] = []
     numbers = [(leaf, values.number_of(leaf.value)) for leaf in leaves_]
     numbers = [(leaf, n) for leaf, n in numbers if n is not None]
@@ -310,7 +328,7 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         elif pair is not None:  # {"date": "2026-08-12", "time": "19:00"}: one record holds both
             match(text, start, moment.end, pair[0])
             matched.append(Finding(text, pair[1].anchor(), pair[1].value, "matches"))
-        elif _moment_key(moment) in context_words and not _rival_moment(moment, moments_):
+        elif run_words.moment_key(moment) in context_words and not _rival_moment(moment, moments_):
             # a time the call passed ("leaving at 08:00") that no date or time of the result
             # could be meant by
             covered.append((start, moment.end))
@@ -319,7 +337,14 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
             pending.append((text, start, moment.end, rivals, False))
     # a day counted from the run's today ("yesterday", "hoje") that a leaf's date is; one that
     # none is, where the result has dates, is an element left unmatched
-    today = next((w.removeprefix(TODAY_KEY) for w in context_words if w.startswith(TODAY_KEY)), "")
+    today = next(
+        (
+            w.removeprefix(run_words.TODAY_KEY)
+            for w in context_words
+            if w.startswith(run_words.TODAY_KEY)
+        ),
+        "",
+    )
     for shift, start, end in state_words.day_words(claim) if today else []:
         day = (date.fromisoformat(today) + timedelta(days=shift)).isoformat()
         hit = next((leaf for leaf, m in moments_ if m.date == day), None)
@@ -356,8 +381,11 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
                     )
                 )
             continue
-        if values.ident_key(text) in context_words or _number_key(quantity.value) in context_words:
-            # a number the call passed (an address, an amount)
+        if (
+            values.ident_key(text) in context_words
+            or run_words.number_key(quantity.value) in context_words
+        ):
+            # a number the call passed (an address, the amount of a payout it sent)
             covered.append((quantity.start, quantity.end))
             continue
         rivals = [leaf for leaf, _ in numbers if not leaf.derived]
@@ -489,8 +517,8 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
     own_keys = {w for leaf in leaves_ for w in values.key_words(leaf.key)}
-    residual = [
-        t
+    left = [
+        (t, s, e)
         for t, s, e in tokens
         if not _covered(covered, s, e)
         and t not in STOPWORDS
@@ -503,19 +531,56 @@ def check_claim(claim: str, leaves_: list[Leaf], context_words: set[str]) -> Ver
         and t not in context_words
         and not (t.isdigit() and _covered([(m.start, m.end) for m in claimed_moments], s, e))
     ]
-    if residual:
+    if left:
         vocab = _vocabulary(leaves_, keys, own_keys, context_words)
-        residual = [t for t in residual if not glossed(t, vocab) and not cognate(t, vocab)]
+        left = [
+            x
+            for x in left
+            if residue.in_code(claim, x[1], x[2])
+            or not (glossed(x[0], vocab) or cognate(x[0], vocab))
+        ]
     has_bool = any(f for f in matched if isinstance(f.value, bool))
     if has_bool and negated:  # "(not proxied)": the negation is the yes/no value's, checked
-        residual = [t for t in residual if not NEGATION_RE.fullmatch(t)]
-    proven = [f for f in matched if f.pointer not in derived]  # a count alone proves nothing
+        left = [x for x in left if not NEGATION_RE.fullmatch(x[0])]
+    # a function word that states a quantity or an order ("all", "only") is judged too
+    left += [
+        (t, s, e)
+        for t, s, e in tokens
+        if t in residue.FUNCTION_FACTS and not _covered(covered, s, e) and (t, s, e) not in left
+    ]
+    left.sort(key=lambda x: x[1])
+    residual = [t for t, _, _ in left]
+    # a count alone proves nothing, unless the claim names the list it counts ("3 messages")
+    counted = {
+        leaf.anchor()
+        for leaf in leaves_
+        if leaf.derived and leaf.unit is None and _mentions(leaf, tokens)
+    }
+    proven = [f for f in matched if f.pointer not in derived or f.pointer in counted]
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
         outside = values.blank(claim, covered)
-        negated = bool(NEGATION_RE.search(outside) or OUT_OF_RE.search(outside))
-    if proven and not residual and not unmatched and (not negated or has_bool):
-        return Verdict("supported", matched, [], [])
+        negated = _negates(outside, language)
+    if proven and not unmatched and (not negated or has_bool):
+        if not left:
+            return Verdict("supported", matched, [], [])
+        # every value matched: the words left decide, each by whether it can carry a fact
+        rest = residue.judge(
+            claim, left, matched, covered, leaves_, context_words, tokens, language
+        )
+        if not rest.blocking:
+            return Verdict("supported", matched, [], [], unchecked=rest.unchecked)
+        return Verdict("open", matched, [], residual, unmatched, blocking=rest.reasons())
     return Verdict("open", matched, [], residual, unmatched)
+
+
+# "no" and "nos" are "in the" in Portuguese (em + o), whose negation is "não"
+_PT_NOT_NEGATION_RE = re.compile(r"\bnos?\b", re.IGNORECASE)
+
+
+def _negates(text: str, language: str | None) -> bool:
+    if language == "pt":
+        text = _PT_NOT_NEGATION_RE.sub(lambda m: "_" * len(m.group(0)), text)
+    return bool(NEGATION_RE.search(text) or OUT_OF_RE.search(text))
 
 
 # A yes/no value as a result's restatement writes it after its key ("proxied false", "online:
@@ -627,15 +692,16 @@ def _vocabulary(
 
 
 ZERO_DECIMAL = frozenset({"jpy", "krw", "clp", "vnd", "isk"})
-# keys of an amount of money (`amount`, `unit_amount`, `fee`, `total`), which payment APIs may
-# give in minor units beside a currency
-_MONEY = "amount fee fees price cost total subtotal tax balance charge payout value"
-MONEY_KEYS = frozenset(_MONEY.split())
+# the key words of an amount of money, which payment and delivery APIs may give in minor
+# units beside a currency
+_MONEY_KEYS = "amount fee fees price cost total subtotal tax tip value balance charge fare payout"
+MONEY_KEYS = frozenset(_MONEY_KEYS.split())
 
 
 def _minor_units(quantity: values.Quantity, leaf: Leaf, leaves_: list[Leaf]) -> bool:
-    """An integer amount in the currency's minor units, as payment APIs write it ({"amount":
-    23000, "currency": "eur"}), stated in major units with that currency ("230 €")."""
+    """An integer amount in the currency's minor units, as payment and delivery APIs write it
+    ({"amount": 23000, "currency": "eur"}, {"fee": 675, "currency": "USD"}), stated in major
+    units with that currency ("230 €", "$6.75")."""
     if not quantity.currency or quantity.currency in ZERO_DECIMAL:
         return False
     if not isinstance(leaf.value, int) or isinstance(leaf.value, bool) or leaf.derived:
@@ -661,11 +727,6 @@ def _rival_moment(moment: values.Moment, moments_: list[tuple[Leaf, values.Momen
         (moment.time and m.time) or (moment.date and m.date and not moment.time)
         for _, m in moments_
     )
-
-
-def _moment_key(moment: values.Moment) -> str:
-    """A date or time as `context_words` holds an argument's ("@2027-03-09T19:30")."""
-    return f"@{moment.date or ''}T{moment.time or ''}"
 
 
 def _date_and_time(
@@ -822,48 +883,6 @@ def _string_conflicts(
     return found
 
 
-def context_words(run: AgentRun) -> set[str]:
-    """Words a restatement may use besides the results' keys and values: the tools' names and
-    the calls' argument values (what the result is about)."""
-    words: set[str] = set()
-    for call in run.calls:
-        words |= set(values.key_words(call.name))
-        words |= {stem(w) for w in values.key_words(call.name)}
-        if not call.args_error:
-            for token, _, _ in values.tokens_with_spans(_flat(call.args)):
-                words |= {token, stem(token)}
-            for value in _scalars(call.args):  # a date or time argument, as a claim may say it
-                number = values.number_of(value)
-                if number is not None:  # an amount the call passed ("325.50")
-                    words.add(_number_key(number))
-                network = values.network_of(value)
-                if network is not None:  # "203.45.86.0/24", as a claim may write it
-                    words.add(f"%{network}")
-                if isinstance(value, str) and re.fullmatch(r"\+?[\d\s().-]{6,}", value):
-                    words.add(re.sub(r"\D", "", value))  # a phone number, in groups
-                moment = values.moment_of(value)
-                if moment is not None:
-                    words |= {
-                        _moment_key(moment),
-                        _moment_key(values.Moment(moment.date, None, None, 0, 0)),
-                        _moment_key(values.Moment(None, moment.time, None, 0, 0)),
-                    }
-    for result in run.results:
-        words |= set(values.key_words(result.name))
-    clock = run_clock.clock_of(run.user_texts)
-    if clock is not None:  # the day "yesterday" or "hoy" names
-        words.add(TODAY_KEY + clock.today.isoformat())
-    return words
-
-
-TODAY_KEY = "@today:"
-
-
-def _number_key(number: float) -> str:
-    """A number as `context_words` holds an argument's ("#325.5")."""
-    return f"#{number:.6g}"
-
-
 def _written_whole(
     claim: str,
     leaves_: list[Leaf],
@@ -916,22 +935,6 @@ def _written_whole(
             pending.append((claim[start:end], start, end, [leaf for leaf, _ in nets], False))
         whole.append((start, end))
     return whole
-
-
-def _scalars(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _scalars(v)]
-    if isinstance(value, list):
-        return [x for v in value for x in _scalars(v)]
-    return [value]
-
-
-def _flat(value: Any) -> str:
-    if isinstance(value, dict):
-        return " ".join(_flat(v) for v in value.values())
-    if isinstance(value, list):
-        return " ".join(_flat(v) for v in value)
-    return "" if value is None else str(value)
 
 
 # an identifier as written: letters and digits together, or an address, at least this long
