@@ -120,8 +120,8 @@ def kind_of_argument(name: str, node: dict) -> str | None:
     kind = node.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
-    if isinstance(node.get("enum"), list) and len(node["enum"]) > 1:
-        return "enum"
+    if isinstance(node.get("enum"), list):
+        return "enum" if len(node["enum"]) > 1 else None  # one member: nothing to choose
     if kind == "boolean":
         return "boolean"
     if kind == "array":
@@ -310,7 +310,10 @@ def _probe_slot(
         # beside the plain date, the same argument in a run that also dates something relatively
         # ("last month"): a date far from every date the run names is still invented; one inside
         # that month is the model's computation
-        near = (clock.today - timedelta(days=20)).isoformat()
+        days = [(clock.today - timedelta(days=back)).isoformat() for back in range(17, 40)]
+        today = clock.today.isoformat()
+        # not one digit away from today, which the one-character rule would read as a typo
+        near = next(d for d in days if sum(a != b for a, b in zip(d, today, strict=True)) > 1)
         cases = [
             ("date", wrap(INVENTED["date"]), None, "invented"),
             ("date", wrap(GIVEN["date"][1]), GIVEN["date"][0], "twin"),

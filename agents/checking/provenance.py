@@ -67,7 +67,7 @@ from agents.checking.written_values import (
 )
 from stages.common import values
 
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 FLAGGED = ("changed", "invented")
 SOURCED = ("grounded", "generated")  # generated: a value the agent must make up (a nonce)
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
@@ -732,6 +732,8 @@ def trace_call(
     relative = any(is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users)
     spans = [d for s in users for d in durations(s.text)]
     resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
+    anchors = _anchors(sources, resolved, clock)
+    reach = _reach(users, spans)
     country = run_clock.calling_code(clock)
     leaves = arg_leaves(call.args)
     # values the run's calls chose (a user naming two members for two calls or two items), and
@@ -844,12 +846,16 @@ def trace_call(
             )
             if off:
                 traces.append(Trace(pointer, value, kind, "changed", off[0], off[1]))
+            elif wanted and _beyond_reach(wanted, anchors, reach):
+                traces.append(Trace(pointer, value, kind, "invented"))
             else:
                 traces.append(Trace(pointer, value, kind, "unverified"))
         elif near is not None:
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
+        elif kind == "number" and _unsourced_amount(value, path, node, tokenized):
+            traces.append(Trace(pointer, value, "amount", "invented"))
         elif kind in ("text", "address", "code") and (
             missing := unsourced_ids(str(value), tokenized)
         ):
@@ -857,6 +863,86 @@ def trace_call(
         else:
             traces.append(Trace(pointer, value, kind, "unverified"))
     return traces
+
+
+# the calendar units a user's words span ("last month", "dans 3 semaines", "letztes Jahr"), in
+# days; a date the model computed from them lies within twice the span of a date the run names
+# (a calendar month before today starts up to 62 days back)
+_UNIT_DAYS = (
+    (r"years?|a[nñ]os?|ann[ée]es?|ans|jahre?n?|anni|anno", 366),
+    (r"quarters?|trimestres?|quartale?|trimestri", 92),
+    (r"months?|mes(?:es)?|mois|monate?n?|mesi|mese|m[eê]s", 31),
+    (r"weeks?|weekends?|semanas?|semaines?|wochen?|wochenenden?|settimane?|fins? de semana", 7),
+)
+_UNIT_RES = [
+    (re.compile(rf"(?:(\d+)\s*)?\b(?:{words})\b", re.IGNORECASE), days)
+    for words, days in _UNIT_DAYS
+]
+MIN_REACH_DAYS = 14  # "tomorrow", "am Freitag", "in 3 days": within two weeks of today
+
+
+def _reach(users: list[Source], spans: list[tuple[float, str]]) -> int:
+    """How far (days) from a date the run names a date the model computed from the user's
+    relative words may lie: twice the longest calendar span they name, plus the durations."""
+    longest = 0
+    for source in users:
+        text = values.fold_keeping_length(source.text)
+        for pattern, days in _UNIT_RES:
+            for match in pattern.finditer(text):
+                longest = max(longest, int(match.group(1) or 1) * days)
+    given = sum(amount for amount, unit in spans if unit == "days")
+    return int(max(MIN_REACH_DAYS, 2 * longest + MIN_REACH_DAYS // 2) + given)
+
+
+def _anchors(
+    sources: list[Source], resolved: dict[str, list[values.Moment]], clock: Any
+) -> list[datetime]:
+    """The days a computed date may be counted from: the run's today, every full date the
+    messages, results and earlier calls write, and those the run's clock resolves."""
+    days = [datetime.combine(clock.today, datetime.min.time())] if clock else []
+    for source in sources:
+        for moment in values.moments(source.text) + resolved.get(source.name, []):
+            when = _when(values.Moment(moment.date, None, None, 0, 0))
+            if when is not None:
+                days.append(when)
+    return days
+
+
+def _beyond_reach(wanted: values.Moment, anchors: list[datetime], reach: int) -> bool:
+    """A date farther than `reach` days from every date the run names or counts from: not a
+    computation the user's relative words ask for. With no date to count from, unknown."""
+    day = _when(values.Moment(wanted.date, None, None, 0, 0))
+    if day is None or not anchors:
+        return False
+    return all(abs((day - anchor).days) > reach for anchor in anchors)
+
+
+MONEY_DESCRIPTION_RE = re.compile(r"\bcents?\b|minor units?|\bamount\b|\bprice\b", re.IGNORECASE)
+
+
+def _unsourced_amount(
+    value: Any,
+    path: str,
+    node: dict,
+    tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
+) -> bool:
+    """A sum of money (the argument's name says so: "amount", "maxPrice", "insurance_amount")
+    that no message or result holds, in any writing or unit, and that no two of their numbers
+    make by one step of arithmetic (a total, a share, a difference, a split): invented. Zero
+    and a declared default are the tool's own."""
+    number = _number(value)
+    money = _names_amount(path) or MONEY_DESCRIPTION_RE.search(str(node.get("description") or ""))
+    if number is None or number == 0 or not money or "default" in node:
+        return False
+    known = [r for s, _ in tokenized for readings, _ in _number_readings(s.text) for r in readings]
+    for i, a in enumerate(known):
+        for b in known[i:]:
+            candidates = (a + b, a * b, abs(a - b), a / b if b else None, b / a if a else None)
+            if any(c is not None and _same_number(round(c, 2), number) for c in candidates):
+                return False
+            if any(c is not None and _same_number(round(c * 100, 2), number) for c in candidates):
+                return False  # the same in minor units
+    return True
 
 
 def _other_roles(call: ToolCall, run: AgentRun) -> set[str]:
