@@ -11,11 +11,12 @@ a twin must never be rejected.
 Kinds and what the check must do with them:
 
 - must catch (a model must not make these up): id, cursor, email, url, phone, ip, date,
-  datetime, time, amount, and an enum member where the user named exactly one other member
-  (`enum_other`);
+  datetime, time, amount, a date in a run that also dates something relatively
+  (`date_relative`: far from every date the run names), a tag or label the user asked for in
+  no words, and an enum member where the user named exactly one other member (`enum_other`);
 - may pass (a valid agent sets them without the user saying so): an enum member nobody named
   (`enum_unnamed`: the tool's choice), a count or page size, a boolean option, free text the
-  agent writes, a tag or label (a word the agent may choose or translate).
+  agent writes, a key the agent must generate (`generated`: a batch id, a nonce).
 
 `python -m bench.invented_probe [--json PATH] [--tool NAME] [--misses]` prints the catch rate per
 kind and per tool, and the twins rejected. It reads no held-half record: only the open half's
@@ -55,8 +56,9 @@ MUST_CATCH = (
     "amount",
     "enum_other",
     "date_relative",
+    "tag",
 )
-MAY_PASS = ("generated", "enum_unnamed", "count", "boolean", "text", "tag", "number")
+MAY_PASS = ("generated", "enum_unnamed", "count", "boolean", "text", "number")
 
 # invented values: shapes no run of either set writes (the probe checks that none is in the run)
 INVENTED = {

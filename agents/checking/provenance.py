@@ -674,9 +674,8 @@ def _enum_choice(
         and re.search(r"[^\W\d]", m)
     ]
     mine = enum_words.concepts_of(value)
-    for source, _ in tokenized:
-        if not source.name.startswith("user turn"):
-            continue
+    users = [s for s, _ in tokenized if s.name.startswith("user turn")]
+    for source in users:
         named = [
             (m, words)
             for m in members
@@ -690,6 +689,18 @@ def _enum_choice(
             and (len(named) == 1 or all(concepts[0] & c for c in concepts[1:]))
         ):
             return "changed", source.name, named[0][0], named[0][1]
+    # the user's words read as they ground a call ("in der Business", "brouillon", "fraud")
+    # name exactly one member of the whole enum, in the whole conversation, and it is another
+    lenient = [
+        (source.name, m, words)
+        for source in users
+        for m in enum
+        if isinstance(m, str)
+        and (words := enum_words.naming(m, source.text, arg_words, entity_words, lenient=True))
+    ]
+    if len({m for _, m, _ in lenient}) == 1 and lenient[0][1] in members:
+        where, other, words = lenient[0]
+        return "changed", where, other, words
     return "declared", None, None, None
 
 
@@ -854,6 +865,8 @@ def trace_call(
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
+        elif kind == "text" and _unsourced_label(str(value), path, tokenized):
+            traces.append(Trace(pointer, value, "tag", "invented"))
         elif kind == "number" and _unsourced_amount(value, path, node, tokenized):
             traces.append(Trace(pointer, value, "amount", "invented"))
         elif kind in ("text", "address", "code") and (
@@ -915,6 +928,41 @@ def _beyond_reach(wanted: values.Moment, anchors: list[datetime], reach: int) ->
     if day is None or not anchors:
         return False
     return all(abs((day - anchor).days) > reach for anchor in anchors)
+
+
+# an argument that tags or labels a record, and the words a user asks for one with (six
+# languages, folded)
+LABEL_NAME_WORDS = ("tag", "tags", "label", "labels", "hashtag", "hashtags")
+LABEL_REQUEST_RE = re.compile(
+    r"\b(?:tag|label|etiquet|etikett|schlagw|etichett|rotul|marcador|hashtag|stichw)\w*",
+    re.IGNORECASE,
+)
+
+
+def _unsourced_label(
+    value: str, path: str, tokenized: list[tuple[Source, list[tuple[str, int, int]]]]
+) -> bool:
+    """A tag or label (the argument is named so) that the user asked for in no words: none of
+    its words is a word of a message or result (in any form), and no user turn speaks of tags
+    or labels at all (when one does, the agent may have translated the user's label)."""
+    if not any(w.lower() in LABEL_NAME_WORDS for w in values.key_words(path)):
+        return False
+    words = [w.lower() for w in values.key_words(value) if len(w) >= 3]
+    if not words:
+        return False
+    for source, tokens in tokenized:
+        if source.name.startswith("user turn") and LABEL_REQUEST_RE.search(
+            values.fold_keeping_length(source.text)
+        ):
+            return False
+        known = {t for t, _, _ in tokens}
+        if any(
+            t == w or (min(len(t), len(w)) >= 4 and (t.startswith(w[:4]) and w.startswith(t[:4])))
+            for w in words
+            for t in known
+        ):
+            return False
+    return True
 
 
 MONEY_DESCRIPTION_RE = re.compile(r"\bcents?\b|minor units?|\bamount\b|\bprice\b", re.IGNORECASE)
