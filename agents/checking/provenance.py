@@ -105,6 +105,24 @@ RELATIVE_DATE_RE = re.compile(
     r"vandaag|今日|明日|今天|明天)\b",
     re.IGNORECASE,
 )
+# a calendar span before or after today in es/fr/de/it/pt ("le mois dernier", "la semana que
+# viene", "nächste Woche", "il mese scorso", "há 3 semanas", "dans 2 semaines"), folded
+_SPAN_WORDS = (
+    r"(?:d[ií]as?|jours?|tage?n?|giorni|semanas?|semaines?|wochen?|wochenenden?|settimane?|"
+    r"mes(?:es)?|mois|monate?n?|mesi|mese|anos?|annees?|ans|jahre?n?|anni|anno|trimestres?|"
+    r"quartale?|trimestri|fin de semana|week-?end)"
+)
+_SPAN_QUALIFIERS = (
+    r"(?:dernier|derniere|prochain|prochaine|passee?|pasad[oa]|proxim[oa]|que viene|"
+    r"letzte[nrs]?|naechste[nrs]?|nachste[nrs]?|vergangene[nrs]?|kommende[nrs]?|vorige[nrs]?|"
+    r"scors[oa]|prossim[oa]|passad[oa]|que vem|anterior|precedente|ultim[oa]s?)"
+)
+RELATIVE_SPAN_RE = re.compile(
+    rf"\b{_SPAN_QUALIFIERS}\s+(?:\w+\s+)?{_SPAN_WORDS}\b|\b{_SPAN_WORDS}\s+(?:\w+\s+)?"
+    rf"{_SPAN_QUALIFIERS}\b|\b(?:dans|en|in|tra|fra|em|dentro de|hace|il y a|vor|fa|ha)\s+"
+    rf"\d+\s+{_SPAN_WORDS}\b|\b\d+\s+{_SPAN_WORDS}\s+(?:fa|atras|plus tard|spater|dopo)\b",
+    re.IGNORECASE,
+)
 # A date without its year ("on Nov 1", "1er novembre", "el 3 de mayo"): the model adds the year
 _MONTHS = "(?:" + "|".join(sorted(values.MONTHS, key=len, reverse=True)) + ")"
 MONTH_DAY_RE = re.compile(
@@ -158,7 +176,7 @@ def is_relative(text: str) -> bool:
         ):
             continue
         return True
-    return bool(MONTH_DAY_RE.search(folded))
+    return bool(MONTH_DAY_RE.search(folded) or RELATIVE_SPAN_RE.search(folded))
 
 
 @dataclass
@@ -689,15 +707,22 @@ def _enum_choice(
             and (len(named) == 1 or all(concepts[0] & c for c in concepts[1:]))
         ):
             return "changed", source.name, named[0][0], named[0][1]
-    # the user's words read as they ground a call ("in der Business", "brouillon", "fraud")
-    # name exactly one member of the whole enum, in the whole conversation, and it is another
+    # the user's words read as they ground a call ("brouillon", "fraud") name exactly one
+    # member of the whole enum, in the whole conversation, and it is another; a weak word
+    # ("high street", "the toner is low", "bus stop") names nothing without its role beside it
+    weak = enum_words.tables().weak_words
     lenient = [
         (source.name, m, words)
-        for source in users
+        for source, tokens in tokenized
+        if source.name.startswith("user turn")
         for m in enum
         if isinstance(m, str)
-        and (words := enum_words.naming(m, source.text, arg_words, entity_words, lenient=True))
+        and (
+            words := enum_words.naming(m, source.text, arg_words, entity_words, lenient=True)
+            or (m if _inflected(m, tokens) else None)
+        )
     ]
+    lenient = [(w, m, words) for w, m, words in lenient if values.ident_key(words) not in weak]
     if len({m for _, m, _ in lenient}) == 1 and lenient[0][1] in members:
         where, other, words = lenient[0]
         return "changed", where, other, words
@@ -965,7 +990,12 @@ def _unsourced_label(
     return True
 
 
-MONEY_DESCRIPTION_RE = re.compile(r"\bcents?\b|minor units?|\bamount\b|\bprice\b", re.IGNORECASE)
+# the words of an argument's name, or of its description, that make it a sum of money (not a
+# total or a sum of anything: "total_outcomes" of a deck of cards is general knowledge)
+MONEY_NAME_WORDS = ("amount", "price", "cost", "fee", "money", "budget", "betrag", "importe")
+MONEY_DESCRIPTION_RE = re.compile(
+    r"\bcents?\b|minor units?|\bprice\b|\bcurrency\b|\bmonetary\b", re.IGNORECASE
+)
 
 
 def _unsourced_amount(
@@ -979,7 +1009,8 @@ def _unsourced_amount(
     make by one step of arithmetic (a total, a share, a difference, a split): invented. Zero
     and a declared default are the tool's own."""
     number = _number(value)
-    money = _names_amount(path) or MONEY_DESCRIPTION_RE.search(str(node.get("description") or ""))
+    money = any(w.lower().startswith(MONEY_NAME_WORDS) for w in values.key_words(path))
+    money = money or bool(MONEY_DESCRIPTION_RE.search(str(node.get("description") or "")))
     if number is None or number == 0 or not money or "default" in node:
         return False
     known = [r for s, _ in tokenized for readings, _ in _number_readings(s.text) for r in readings]
