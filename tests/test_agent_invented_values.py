@@ -34,6 +34,7 @@ PROPERTIES = {
     "cabin": {"type": "string", "enum": ["economy", "premium_economy", "business", "first"]},
     "status": {"type": "string", "enum": ["DRAFT", "SUBMITTED", "AUTHORISED"]},
     "reason": {"type": "string", "enum": ["duplicate", "fraudulent", "requested_by_customer"]},
+    "recipient_type": {"type": "string", "enum": ["EMAIL", "PHONE", "PAYPAL_ID"]},
 }
 
 
@@ -280,6 +281,14 @@ def test_an_enum_member_nobody_named_is_the_tools_choice() -> None:
 def test_a_weak_word_names_no_member_to_flag(request_text: str) -> None:
     # "prima possibile" is "as soon as possible", not first class; a business trip is no cabin
     assert_valid(request_text, {"cabin": "economy"})
+
+
+def test_a_members_short_words_in_passing_name_nothing() -> None:
+    # "PayPal" and "id" in passing are not the member PAYPAL_ID
+    assert_valid(
+        "Pay ana.ruiz@northwind.io 20 EUR via PayPal, the id of the item is 5",
+        {"recipient_type": "EMAIL"},
+    )
 
 
 def test_probe_kinds_read_from_declarations() -> None:

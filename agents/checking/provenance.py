@@ -659,6 +659,19 @@ def _inflected(member: str, tokens: list[tuple[str, int, int]]) -> bool:
     )
 
 
+def _own_words(member: str, tokens: list[tuple[str, int, int]], roles: tuple) -> bool:
+    """A member's own words, each of four letters or more and none the tool's or the
+    argument's name ("fraud" for `fraudulent`; not "PayPal ... id" for `PAYPAL_ID` of a PayPal
+    tool), in some form in a message."""
+    words = [w.lower() for w in values.key_words(member)]
+    named = {w.lower() for group in roles for w in group}
+    return (
+        bool(words)
+        and all(len(w) >= 4 and w not in named for w in words)
+        and _inflected(member, tokens)
+    )
+
+
 def _enum_choice(
     value: Any,
     enum: Any,
@@ -719,7 +732,7 @@ def _enum_choice(
         if isinstance(m, str)
         and (
             words := enum_words.naming(m, source.text, arg_words, entity_words, lenient=True)
-            or (m if _inflected(m, tokens) else None)
+            or (m if _own_words(m, tokens, roles) else None)
         )
     ]
     lenient = [(w, m, words) for w, m, words in lenient if values.ident_key(words) not in weak]
