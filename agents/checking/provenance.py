@@ -67,7 +67,7 @@ from agents.checking.written_values import (
 )
 from stages.common import values
 
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 FLAGGED = ("changed", "invented")
 SOURCED = ("grounded", "generated")  # generated: a value the agent must make up (a nonce)
 MIN_NEAR_CHARS = 3  # a code or key shorter than this is not traced by its spelling
@@ -103,6 +103,24 @@ RELATIVE_DATE_RE = re.compile(
     rf"\d+\s*(?:{_SPANS})\s+(?:from|after|before|later|earlier)|"
     r"hoy|mañana|ayer|heute|morgen|gestern|aujourd'hui|demain|hier|oggi|domani|ieri|"
     r"vandaag|今日|明日|今天|明天)\b",
+    re.IGNORECASE,
+)
+# a calendar span before or after today in es/fr/de/it/pt ("le mois dernier", "la semana que
+# viene", "nächste Woche", "il mese scorso", "há 3 semanas", "dans 2 semaines"), folded
+_SPAN_WORDS = (
+    r"(?:d[ií]as?|jours?|tage?n?|giorni|semanas?|semaines?|wochen?|wochenenden?|settimane?|"
+    r"mes(?:es)?|mois|monate?n?|mesi|mese|anos?|annees?|ans|jahre?n?|anni|anno|trimestres?|"
+    r"quartale?|trimestri|fin de semana|week-?end)"
+)
+_SPAN_QUALIFIERS = (
+    r"(?:dernier|derniere|prochain|prochaine|passee?|pasad[oa]|proxim[oa]|que viene|"
+    r"letzte[nrs]?|naechste[nrs]?|nachste[nrs]?|vergangene[nrs]?|kommende[nrs]?|vorige[nrs]?|"
+    r"scors[oa]|prossim[oa]|passad[oa]|que vem|anterior|precedente|ultim[oa]s?)"
+)
+RELATIVE_SPAN_RE = re.compile(
+    rf"\b{_SPAN_QUALIFIERS}\s+(?:\w+\s+)?{_SPAN_WORDS}\b|\b{_SPAN_WORDS}\s+(?:\w+\s+)?"
+    rf"{_SPAN_QUALIFIERS}\b|\b(?:dans|en|in|tra|fra|em|dentro de|hace|il y a|vor|fa|ha)\s+"
+    rf"\d+\s+{_SPAN_WORDS}\b|\b\d+\s+{_SPAN_WORDS}\s+(?:fa|atras|plus tard|spater|dopo)\b",
     re.IGNORECASE,
 )
 # A date without its year ("on Nov 1", "1er novembre", "el 3 de mayo"): the model adds the year
@@ -158,7 +176,7 @@ def is_relative(text: str) -> bool:
         ):
             continue
         return True
-    return bool(MONTH_DAY_RE.search(folded))
+    return bool(MONTH_DAY_RE.search(folded) or RELATIVE_SPAN_RE.search(folded))
 
 
 @dataclass
@@ -641,6 +659,19 @@ def _inflected(member: str, tokens: list[tuple[str, int, int]]) -> bool:
     )
 
 
+def _own_words(member: str, tokens: list[tuple[str, int, int]], roles: tuple) -> bool:
+    """A member's own words, each of four letters or more and none the tool's or the
+    argument's name ("fraud" for `fraudulent`; not "PayPal ... id" for `PAYPAL_ID` of a PayPal
+    tool), in some form in a message."""
+    words = [w.lower() for w in values.key_words(member)]
+    named = {w.lower() for group in roles for w in group}
+    return (
+        bool(words)
+        and all(len(w) >= 4 and w not in named for w in words)
+        and _inflected(member, tokens)
+    )
+
+
 def _enum_choice(
     value: Any,
     enum: Any,
@@ -674,9 +705,8 @@ def _enum_choice(
         and re.search(r"[^\W\d]", m)
     ]
     mine = enum_words.concepts_of(value)
-    for source, _ in tokenized:
-        if not source.name.startswith("user turn"):
-            continue
+    users = [s for s, _ in tokenized if s.name.startswith("user turn")]
+    for source in users:
         named = [
             (m, words)
             for m in members
@@ -690,6 +720,25 @@ def _enum_choice(
             and (len(named) == 1 or all(concepts[0] & c for c in concepts[1:]))
         ):
             return "changed", source.name, named[0][0], named[0][1]
+    # the user's words read as they ground a call ("brouillon", "fraud") name exactly one
+    # member of the whole enum, in the whole conversation, and it is another; a weak word
+    # ("high street", "the toner is low", "bus stop") names nothing without its role beside it
+    weak = enum_words.tables().weak_words
+    lenient = [
+        (source.name, m, words)
+        for source, tokens in tokenized
+        if source.name.startswith("user turn")
+        for m in enum
+        if isinstance(m, str)
+        and (
+            words := enum_words.naming(m, source.text, arg_words, entity_words, lenient=True)
+            or (m if _own_words(m, tokens, roles) else None)
+        )
+    ]
+    lenient = [(w, m, words) for w, m, words in lenient if values.ident_key(words) not in weak]
+    if len({m for _, m, _ in lenient}) == 1 and lenient[0][1] in members:
+        where, other, words = lenient[0]
+        return "changed", where, other, words
     return "declared", None, None, None
 
 
@@ -732,6 +781,8 @@ def trace_call(
     relative = any(is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users)
     spans = [d for s in users for d in durations(s.text)]
     resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
+    anchors = _anchors(sources, resolved, clock)
+    reach = _reach(users, spans)
     country = run_clock.calling_code(clock)
     leaves = arg_leaves(call.args)
     # values the run's calls chose (a user naming two members for two calls or two items), and
@@ -844,12 +895,18 @@ def trace_call(
             )
             if off:
                 traces.append(Trace(pointer, value, kind, "changed", off[0], off[1]))
+            elif wanted and _beyond_reach(wanted, anchors, reach):
+                traces.append(Trace(pointer, value, kind, "invented"))
             else:
                 traces.append(Trace(pointer, value, kind, "unverified"))
         elif near is not None:
             traces.append(Trace(pointer, value, kind, "changed", near[0], near[1]))
         elif kind in CHECKED_KINDS or kind == "identifier":
             traces.append(Trace(pointer, value, kind, "invented"))
+        elif kind == "text" and _unsourced_label(str(value), path, tokenized):
+            traces.append(Trace(pointer, value, "tag", "invented"))
+        elif kind == "number" and _unsourced_amount(value, path, node, tokenized):
+            traces.append(Trace(pointer, value, "amount", "invented"))
         elif kind in ("text", "address", "code") and (
             missing := unsourced_ids(str(value), tokenized)
         ):
@@ -857,6 +914,127 @@ def trace_call(
         else:
             traces.append(Trace(pointer, value, kind, "unverified"))
     return traces
+
+
+# the calendar units a user's words span ("last month", "dans 3 semaines", "letztes Jahr"), in
+# days; a date the model computed from them lies within twice the span of a date the run names
+# (a calendar month before today starts up to 62 days back)
+_UNIT_DAYS = (
+    (r"years?|a[nñ]os?|ann[ée]es?|ans|jahre?n?|anni|anno", 366),
+    (r"quarters?|trimestres?|quartale?|trimestri", 92),
+    (r"months?|mes(?:es)?|mois|monate?n?|mesi|mese|m[eê]s", 31),
+    (r"weeks?|weekends?|semanas?|semaines?|wochen?|wochenenden?|settimane?|fins? de semana", 7),
+)
+_UNIT_RES = [
+    (re.compile(rf"(?:(\d+)\s*)?\b(?:{words})\b", re.IGNORECASE), days)
+    for words, days in _UNIT_DAYS
+]
+MIN_REACH_DAYS = 14  # "tomorrow", "am Freitag", "in 3 days": within two weeks of today
+
+
+def _reach(users: list[Source], spans: list[tuple[float, str]]) -> int:
+    """How far (days) from a date the run names a date the model computed from the user's
+    relative words may lie: twice the longest calendar span they name, plus the durations."""
+    longest = 0
+    for source in users:
+        text = values.fold_keeping_length(source.text)
+        for pattern, days in _UNIT_RES:
+            for match in pattern.finditer(text):
+                longest = max(longest, int(match.group(1) or 1) * days)
+    given = sum(amount for amount, unit in spans if unit == "days")
+    return int(max(MIN_REACH_DAYS, 2 * longest + MIN_REACH_DAYS // 2) + given)
+
+
+def _anchors(
+    sources: list[Source], resolved: dict[str, list[values.Moment]], clock: Any
+) -> list[datetime]:
+    """The days a computed date may be counted from: the run's today, every full date the
+    messages, results and earlier calls write, and those the run's clock resolves."""
+    days = [datetime.combine(clock.today, datetime.min.time())] if clock else []
+    for source in sources:
+        for moment in values.moments(source.text) + resolved.get(source.name, []):
+            when = _when(values.Moment(moment.date, None, None, 0, 0))
+            if when is not None:
+                days.append(when)
+    return days
+
+
+def _beyond_reach(wanted: values.Moment, anchors: list[datetime], reach: int) -> bool:
+    """A date farther than `reach` days from every date the run names or counts from: not a
+    computation the user's relative words ask for. With no date to count from, unknown."""
+    day = _when(values.Moment(wanted.date, None, None, 0, 0))
+    if day is None or not anchors:
+        return False
+    return all(abs((day - anchor).days) > reach for anchor in anchors)
+
+
+# an argument that tags or labels a record, and the words a user asks for one with (six
+# languages, folded)
+LABEL_NAME_WORDS = ("tag", "tags", "label", "labels", "hashtag", "hashtags")
+LABEL_REQUEST_RE = re.compile(
+    r"\b(?:tag|label|etiquet|etikett|schlagw|etichett|rotul|marcador|hashtag|stichw)\w*",
+    re.IGNORECASE,
+)
+
+
+def _unsourced_label(
+    value: str, path: str, tokenized: list[tuple[Source, list[tuple[str, int, int]]]]
+) -> bool:
+    """A tag or label (the argument is named so) that the user asked for in no words: none of
+    its words is a word of a message or result (in any form), and no user turn speaks of tags
+    or labels at all (when one does, the agent may have translated the user's label)."""
+    if not any(w.lower() in LABEL_NAME_WORDS for w in values.key_words(path)):
+        return False
+    words = [w.lower() for w in values.key_words(value) if len(w) >= 3]
+    if not words:
+        return False
+    for source, tokens in tokenized:
+        if source.name.startswith("user turn") and LABEL_REQUEST_RE.search(
+            values.fold_keeping_length(source.text)
+        ):
+            return False
+        known = {t for t, _, _ in tokens}
+        if any(
+            t == w or (min(len(t), len(w)) >= 4 and (t.startswith(w[:4]) and w.startswith(t[:4])))
+            for w in words
+            for t in known
+        ):
+            return False
+    return True
+
+
+# the words of an argument's name, or of its description, that make it a sum of money (not a
+# total or a sum of anything: "total_outcomes" of a deck of cards is general knowledge)
+MONEY_NAME_WORDS = ("amount", "price", "cost", "fee", "money", "budget", "betrag", "importe")
+MONEY_DESCRIPTION_RE = re.compile(
+    r"\bcents?\b|minor units?|\bprice\b|\bcurrency\b|\bmonetary\b", re.IGNORECASE
+)
+
+
+def _unsourced_amount(
+    value: Any,
+    path: str,
+    node: dict,
+    tokenized: list[tuple[Source, list[tuple[str, int, int]]]],
+) -> bool:
+    """A sum of money (the argument's name says so: "amount", "maxPrice", "insurance_amount")
+    that no message or result holds, in any writing or unit, and that no two of their numbers
+    make by one step of arithmetic (a total, a share, a difference, a split): invented. Zero
+    and a declared default are the tool's own."""
+    number = _number(value)
+    money = any(w.lower().startswith(MONEY_NAME_WORDS) for w in values.key_words(path))
+    money = money or bool(MONEY_DESCRIPTION_RE.search(str(node.get("description") or "")))
+    if number is None or number == 0 or not money or "default" in node:
+        return False
+    known = [r for s, _ in tokenized for readings, _ in _number_readings(s.text) for r in readings]
+    for i, a in enumerate(known):
+        for b in known[i:]:
+            candidates = (a + b, a * b, abs(a - b), a / b if b else None, b / a if a else None)
+            if any(c is not None and _same_number(round(c, 2), number) for c in candidates):
+                return False
+            if any(c is not None and _same_number(round(c * 100, 2), number) for c in candidates):
+                return False  # the same in minor units
+    return True
 
 
 def _other_roles(call: ToolCall, run: AgentRun) -> set[str]:
