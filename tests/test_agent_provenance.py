@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import parse_run, provenance, structured, tool_calls
+from agents.checking import parse_run, relative_dates, structured, tool_calls
 from stages.common import values
 
 PROPERTIES = {
@@ -287,7 +287,7 @@ def test_members_the_user_named_for_other_items_or_calls_are_not_counted_against
 
 
 def test_durations_in_several_languages():
-    assert provenance.durations("45 Minuten, 3 noches, 2 semaines, 1,5 h") == [
+    assert relative_dates.durations("45 Minuten, 3 noches, 2 semaines, 1,5 h") == [
         (45.0, "minutes"),
         (3.0, "days"),
         (14.0, "days"),

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agents.checking import check_run, derived_leaves, run_words, structured
+from agents.checking import check_run, derived_leaves, relative_dates, run_words, structured
 from agents.checking.formats import parse_run
 from stages.common import values
 
@@ -305,12 +305,12 @@ def test_an_amount_the_call_passed_is_no_unmatched_figure():
 
 
 def test_one_weekday_table_serves_every_reader():
-    from agents.checking import provenance, run_clock
+    from agents.checking import run_clock
 
     assert values.WEEKDAYS["sabato"] == 5 and values.WEEKDAYS["sat"] == 5
     assert "sat" not in run_clock.WEEKDAY and run_clock.WEEKDAY["samstag"] == 5
     assert "maandag" not in run_clock.WEEKDAY
-    assert provenance.is_relative("on samedi") and not provenance.is_relative("on sabato")
+    assert relative_dates.is_relative("on samedi") and not relative_dates.is_relative("on sabato")
 
 
 # ---------------------------------------------------------------- days from today, mail dates

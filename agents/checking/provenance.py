@@ -53,10 +53,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 import agents.checking.enum_words as enum_words
+import agents.checking.relative_dates as relative_dates
 import agents.checking.run_clock as run_clock
 from agents.checking.formats import AgentRun, ToolCall
 from agents.checking.written_values import (
@@ -94,89 +94,6 @@ PHONE_VALUE_RE = re.compile(r"^\+?[\d\s().-]{7,22}$")
 PHONE_IN_TEXT_RE = re.compile(r"(?<![\w.+])\+?\(?\d[\d\s().-]{5,20}\d(?![\w.]\d)")
 CAPS_CODE_RE = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){3})[A-Z0-9]+(?:[._-][A-Z0-9]+)*$")
 KEY_RE = re.compile(r"^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w.:/-]{6,}$")
-_DAYS = "|".join(sorted(values.weekday_names(("en", "es", "de", "fr")), key=len, reverse=True))
-_SPANS = "days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|quarters?"
-RELATIVE_DATE_RE = re.compile(
-    rf"\b(?:today|tonight|tomorrow|yesterday|now|ago|later|{_DAYS}|"
-    rf"(?:next|last|this|coming|past|previous|following)\s+(?:{_SPANS}|{_DAYS}|morning|evening|"
-    rf"afternoon)|(?:day|week|month) (?:before|after)|in\s+\d+\s*(?:{_SPANS})|"
-    rf"\d+\s*(?:{_SPANS})\s+(?:from|after|before|later|earlier)|"
-    r"hoy|mañana|ayer|heute|morgen|gestern|aujourd'hui|demain|hier|oggi|domani|ieri|"
-    r"vandaag|今日|明日|今天|明天)\b",
-    re.IGNORECASE,
-)
-# a calendar span before or after today in es/fr/de/it/pt ("le mois dernier", "la semana que
-# viene", "nächste Woche", "il mese scorso", "há 3 semanas", "dans 2 semaines"), folded
-_SPAN_WORDS = (
-    r"(?:d[ií]as?|jours?|tage?n?|giorni|semanas?|semaines?|wochen?|wochenenden?|settimane?|"
-    r"mes(?:es)?|mois|monate?n?|mesi|mese|anos?|annees?|ans|jahre?n?|anni|anno|trimestres?|"
-    r"quartale?|trimestri|fin de semana|week-?end)"
-)
-_SPAN_QUALIFIERS = (
-    r"(?:dernier|derniere|prochain|prochaine|passee?|pasad[oa]|proxim[oa]|que viene|"
-    r"letzte[nrs]?|naechste[nrs]?|nachste[nrs]?|vergangene[nrs]?|kommende[nrs]?|vorige[nrs]?|"
-    r"scors[oa]|prossim[oa]|passad[oa]|que vem|anterior|precedente|ultim[oa]s?)"
-)
-RELATIVE_SPAN_RE = re.compile(
-    rf"\b{_SPAN_QUALIFIERS}\s+(?:\w+\s+)?{_SPAN_WORDS}\b|\b{_SPAN_WORDS}\s+(?:\w+\s+)?"
-    rf"{_SPAN_QUALIFIERS}\b|\b(?:dans|en|in|tra|fra|em|dentro de|hace|il y a|vor|fa|ha)\s+"
-    rf"\d+\s+{_SPAN_WORDS}\b|\b\d+\s+{_SPAN_WORDS}\s+(?:fa|atras|plus tard|spater|dopo)\b",
-    re.IGNORECASE,
-)
-# A date without its year ("on Nov 1", "1er novembre", "el 3 de mayo"): the model adds the year
-_MONTHS = "(?:" + "|".join(sorted(values.MONTHS, key=len, reverse=True)) + ")"
-MONTH_DAY_RE = re.compile(
-    rf"\b{_MONTHS}\.?\s*\d{{1,2}}(?:st|nd|rd|th)?\b(?!,?\s*\d{{4}})|"
-    rf"\b\d{{1,2}}(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?{_MONTHS}\b"
-    rf"(?!\.?,?\s*(?:de\s+|del\s+)?\d{{4}})",
-    re.IGNORECASE,
-)
-# a duration the user gave ("30 min", "45 Minuten", "3 nights", "2 semanas"): an end computed
-# from a start is grounded by the two
-DURATION_RE = re.compile(
-    r"(?<![\w.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?P<unit>min(?:ute)?s?|minut[oe]s?|minuten|mn|"
-    r"h|hrs?|hours?|heures?|horas?|stunden?|ore|days?|d[ií]as?|jours?|tage?n?|giorni|nights?|"
-    r"noches?|nuits?|n[aä]chte?|notti|weeks?|semanas?|semaines?|wochen?|settimane?)\b",
-    re.IGNORECASE,
-)
-# unit prefixes (folded) -> minutes or days, in the order they are tried
-_UNIT_PREFIXES = (
-    ("min", 1, "minutes"),
-    ("mn", 1, "minutes"),
-    ("h", 60, "minutes"),
-    ("stund", 60, "minutes"),
-    ("ore", 60, "minutes"),
-    ("sem", 7, "days"),
-    ("set", 7, "days"),
-    ("w", 7, "days"),
-    ("", 1, "days"),  # days, días, jours, Tage, giorni, nights, noches, nuits, Nächte, notti
-)
-
-
-def durations(text: str) -> list[tuple[float, str]]:
-    """(amount, "minutes" | "days") of each duration written in a text."""
-    found = []
-    for match in DURATION_RE.finditer(values.fold_keeping_length(text)):
-        amount = float(match.group("n").replace(",", "."))
-        unit = match.group("unit").lower()
-        _, scale, kind = next(u for u in _UNIT_PREFIXES if unit.startswith(u[0]))
-        found.append((amount * scale, kind))
-    return found
-
-
-def is_relative(text: str) -> bool:
-    """The text dates something relative to the run's clock ("tomorrow", "next Friday", "in 3
-    days", a date without its year); a weekday written beside its full date ("Tuesday, May 4,
-    2027") is not."""
-    dated = [m.start for m in values.moments(text) if m.date and len(m.date) == 10]
-    folded = values.fold_keeping_length(text)
-    for match in RELATIVE_DATE_RE.finditer(folded):
-        if re.fullmatch(_DAYS, match.group(0), re.IGNORECASE) and any(
-            0 <= start - match.end() <= 4 for start in dated
-        ):
-            continue
-        return True
-    return bool(MONTH_DAY_RE.search(folded) or RELATIVE_SPAN_RE.search(folded))
 
 
 @dataclass
@@ -427,7 +344,8 @@ def _grounded_in(
     if kind in ("date", "time", "datetime"):
         wanted = values.moment_of(str(value))
         return wanted is not None and any(
-            _same_when(wanted, m) for m in values.moments(text, both_orders=True) + (resolved or [])
+            relative_dates.same_when(wanted, m)
+            for m in values.moments(text, both_orders=True) + (resolved or [])
         )
     if kind == "phone":
         return _phone_in(str(value), text, country)
@@ -453,19 +371,6 @@ def _grounded_in(
     if kind == "address":
         return _address_in(str(value), tokens)
     return False
-
-
-def _same_when(wanted: values.Moment, known: values.Moment) -> bool:
-    """An argument's date/time equals a written one: every part the argument has that the
-    written one states (a date-time argument for "November 1, 2023 at 8pm" at 20:00)."""
-    if wanted.date is not None and not (known.date and wanted.date.startswith(known.date)):
-        return False
-    if wanted.time is not None and known.time is not None:
-        other = known.at(wanted.offset) if wanted.offset is not None else known
-        return other.time == wanted.time
-    # a time the written date does not state is not grounded by it, but for the day's own
-    # bounds (a range over "October 3": 00:00 to 23:59:59)
-    return wanted.time is None or (wanted.time in ("00:00", "23:59") and known.date is not None)
 
 
 def _address_in(value: str, tokens: list[tuple[str, int, int]]) -> bool:
@@ -556,21 +461,9 @@ def _near(
     if isinstance(value, str) and (wanted := values.moment_of(value)) is not None:
         for moment in values.moments(text, both_orders=True):
             shown = text[moment.start : moment.end]
-            if _moment_one_off(wanted, moment):
+            if relative_dates.one_digit_off(wanted, moment):
                 return shown
-        return _resolved_one_off(wanted, resolved or [])
-    return None
-
-
-def _resolved_one_off(wanted: values.Moment, resolved: list[values.Moment]) -> str | None:
-    """A date or time one digit away from one a message names by the run's clock ("pasado
-    mañana a las 10:30" for 10:40), in the argument's zone when it writes one."""
-    for moment in resolved:
-        known = moment.at(wanted.offset) if wanted.offset is not None else moment
-        if known.date and wanted.date and wanted.time is None and known.time is not None:
-            continue
-        if _moment_one_off(wanted, known):
-            return f"{known.date or ''}T{known.time or ''}".strip("T")
+        return relative_dates.resolved_one_off(wanted, resolved or [])
     return None
 
 
@@ -597,16 +490,6 @@ def _digits(number: float) -> str:
     return str(int(number)) if float(number).is_integer() else repr(round(float(number), 6))
 
 
-def _moment_one_off(wanted: values.Moment, known: values.Moment) -> bool:
-    """The same moment but for one digit of its date or time, written in any format."""
-    a = (wanted.date or "") + (wanted.time or "")
-    if known.date:
-        b = (known.date or "") + (known.time or "")
-    else:
-        b = (wanted.date or "") + (known.time or "")
-    return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) == 1
-
-
 def _one_edit(a: str, b: str, substitution_only: bool = False) -> bool:
     """Levenshtein distance exactly 1 (`substitution_only`: the same length; a number with a
     digit more is a conversion as often as a typo: 100 m -> 1000 mm... is not, 1.5 h -> 90 is)."""
@@ -616,36 +499,6 @@ def _one_edit(a: str, b: str, substitution_only: bool = False) -> bool:
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
-
-
-def _when(moment: values.Moment) -> datetime | None:
-    if not moment.date or len(moment.date) != 10:
-        return None
-    return datetime.fromisoformat(f"{moment.date}T{moment.time or '00:00'}")
-
-
-def _derived(
-    value: Any, pointer: str, leaves: list[tuple[str, str, Any]], spans: list[tuple[float, str]]
-) -> str | None:
-    """An end the model computed: another date or time of the same call plus a duration the
-    user wrote ("at 18:00, 30 minutes" -> end 18:30; "from June 1 for 3 nights" -> June 4).
-    Returns the other argument's pointer."""
-    wanted = values.moment_of(str(value))
-    end = _when(wanted) if wanted else None
-    if end is None:
-        return None
-    for other, _, start_value in leaves:
-        start_moment = values.moment_of(str(start_value)) if other != pointer else None
-        start = _when(start_moment) if start_moment else None
-        if start is None:
-            continue
-        for amount, unit in spans:
-            step = timedelta(minutes=amount) if unit == "minutes" else timedelta(days=amount)
-            if unit == "days" and wanted.time != (start_moment.time if start_moment else None):
-                continue
-            if start + step == end:
-                return other
-    return None
 
 
 def _inflected(member: str, tokens: list[tuple[str, int, int]]) -> bool:
@@ -778,11 +631,13 @@ def trace_call(
     users = [s for s in sources if s.name.startswith("user turn")]
     clock = run_clock.clock_of(run.user_texts)
     # with the run's clock, only what it does not resolve ("last week") dates things relatively
-    relative = any(is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users)
-    spans = [d for s in users for d in durations(s.text)]
+    relative = any(
+        relative_dates.is_relative(run_clock.unresolved(s.text) if clock else s.text) for s in users
+    )
+    spans = [d for s in users for d in relative_dates.durations(s.text)]
     resolved = {s.name: run_clock.moments(s.text, clock) for s in users}
-    anchors = _anchors(sources, resolved, clock)
-    reach = _reach(users, spans)
+    anchors = relative_dates.anchors(sources, resolved, clock)
+    reach = relative_dates.reach(users, spans)
     country = run_clock.calling_code(clock)
     leaves = arg_leaves(call.args)
     # values the run's calls chose (a user naming two members for two calls or two items), and
@@ -834,7 +689,7 @@ def trace_call(
             traces.append(Trace(pointer, value, kind, "grounded", found))
             continue
         if kind in ("date", "time", "datetime") and (
-            base := _derived(value, pointer, leaves, spans)
+            base := relative_dates.computed_end(value, pointer, leaves, spans)
         ):
             traces.append(
                 Trace(pointer, value, kind, "grounded", f"'{base}' plus a duration the user gave")
@@ -889,13 +744,13 @@ def trace_call(
                 (
                     (name, n)
                     for name, ms in resolved.items()
-                    if wanted and (n := _resolved_one_off(wanted, ms))
+                    if wanted and (n := relative_dates.resolved_one_off(wanted, ms))
                 ),
                 None,
             )
             if off:
                 traces.append(Trace(pointer, value, kind, "changed", off[0], off[1]))
-            elif wanted and _beyond_reach(wanted, anchors, reach):
+            elif wanted and relative_dates.beyond_reach(wanted, anchors, reach):
                 traces.append(Trace(pointer, value, kind, "invented"))
             else:
                 traces.append(Trace(pointer, value, kind, "unverified"))
@@ -914,58 +769,6 @@ def trace_call(
         else:
             traces.append(Trace(pointer, value, kind, "unverified"))
     return traces
-
-
-# the calendar units a user's words span ("last month", "dans 3 semaines", "letztes Jahr"), in
-# days; a date the model computed from them lies within twice the span of a date the run names
-# (a calendar month before today starts up to 62 days back)
-_UNIT_DAYS = (
-    (r"years?|a[nñ]os?|ann[ée]es?|ans|jahre?n?|anni|anno", 366),
-    (r"quarters?|trimestres?|quartale?|trimestri", 92),
-    (r"months?|mes(?:es)?|mois|monate?n?|mesi|mese|m[eê]s", 31),
-    (r"weeks?|weekends?|semanas?|semaines?|wochen?|wochenenden?|settimane?|fins? de semana", 7),
-)
-_UNIT_RES = [
-    (re.compile(rf"(?:(\d+)\s*)?\b(?:{words})\b", re.IGNORECASE), days)
-    for words, days in _UNIT_DAYS
-]
-MIN_REACH_DAYS = 14  # "tomorrow", "am Freitag", "in 3 days": within two weeks of today
-
-
-def _reach(users: list[Source], spans: list[tuple[float, str]]) -> int:
-    """How far (days) from a date the run names a date the model computed from the user's
-    relative words may lie: twice the longest calendar span they name, plus the durations."""
-    longest = 0
-    for source in users:
-        text = values.fold_keeping_length(source.text)
-        for pattern, days in _UNIT_RES:
-            for match in pattern.finditer(text):
-                longest = max(longest, int(match.group(1) or 1) * days)
-    given = sum(amount for amount, unit in spans if unit == "days")
-    return int(max(MIN_REACH_DAYS, 2 * longest + MIN_REACH_DAYS // 2) + given)
-
-
-def _anchors(
-    sources: list[Source], resolved: dict[str, list[values.Moment]], clock: Any
-) -> list[datetime]:
-    """The days a computed date may be counted from: the run's today, every full date the
-    messages, results and earlier calls write, and those the run's clock resolves."""
-    days = [datetime.combine(clock.today, datetime.min.time())] if clock else []
-    for source in sources:
-        for moment in values.moments(source.text) + resolved.get(source.name, []):
-            when = _when(values.Moment(moment.date, None, None, 0, 0))
-            if when is not None:
-                days.append(when)
-    return days
-
-
-def _beyond_reach(wanted: values.Moment, anchors: list[datetime], reach: int) -> bool:
-    """A date farther than `reach` days from every date the run names or counts from: not a
-    computation the user's relative words ask for. With no date to count from, unknown."""
-    day = _when(values.Moment(wanted.date, None, None, 0, 0))
-    if day is None or not anchors:
-        return False
-    return all(abs((day - anchor).days) > reach for anchor in anchors)
 
 
 # an argument that tags or labels a record, and the words a user asks for one with (six
@@ -1096,11 +899,11 @@ def _epoch_trace(
     for source in users:
         known = values.moments(source.text, both_orders=True) + resolved.get(source.name, [])
         full = [m for m in known if m.date and len(m.date) == 10 and m.time]
-        if any(_same_when(w, m) for w in readings for m in full):
+        if any(relative_dates.same_when(w, m) for w in readings for m in full):
             return Trace(pointer, value, "timestamp", "grounded", source.name)
     for source in users:
         for wanted in readings:
-            near = _resolved_one_off(wanted, resolved.get(source.name, []))
+            near = relative_dates.resolved_one_off(wanted, resolved.get(source.name, []))
             if near:
                 return Trace(pointer, value, "timestamp", "changed", source.name, near)
     if isinstance(value, str) and not relative:
@@ -1126,7 +929,7 @@ def _embedded_date_trace(
             s.name: values.moments(s.text, both_orders=True) + resolved.get(s.name, [])
             for s in users
         }
-        if any(_same_when(wanted, m) for ms in known.values() for m in ms):
+        if any(relative_dates.same_when(wanted, m) for ms in known.values() for m in ms):
             continue
         for name, moments in known.items():
             near = next(
@@ -1136,7 +939,7 @@ def _embedded_date_trace(
                     if m.date
                     and len(m.date) == 10
                     and m.time is None
-                    and _moment_one_off(wanted, m)
+                    and relative_dates.one_digit_off(wanted, m)
                 ),
                 None,
             )
