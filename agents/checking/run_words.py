@@ -55,7 +55,8 @@ def argument_words(args: Any) -> set[str]:
                 moment_key(values.Moment(moment.date, None, None, 0, 0)),
                 moment_key(values.Moment(None, moment.time, None, 0, 0)),
             }
-    return words | residue.filter_words(args)  # "above that amount" over `> 100`
+    # "above that amount" over `> 100`; "the last 90 days" over `{"maxAgeInDays": 90}`
+    return words | residue.filter_words(args) | residue.window_words(args)
 
 
 def number_key(number: float) -> str:
