@@ -36,6 +36,17 @@ what it is, never by how many there are:
   or a conjunction) that holds no value matched or passed by the call: a clause added beside
   the checked ones ("…, and shipping is free") states something nothing checked.
 
+Some words state nothing beside what the values check, by construction: an idiom that a
+thing holds ("is in place", "in Kraft"); "local time" ("heure locale", "Ortszeit") in a sentence
+with a matched time; "under"/"sous"/"unter" before a path every part of which a call passed (its
+prefix); "the last N days" ("les N derniers jours", "die letzten N Tage") where a call's
+argument sets a window of N days (`maxAgeInDays: N`); a part of a hyphenated compound
+("drop-off": the compound names no state, so "off" does not); a weak enum word ("leitura",
+"view") away from every word of its role. In German, a capitalised word after an article or a
+determiner ("die Regel", "in der Testphase") is a noun, not a name: it is judged like any other
+word (a state, a glossary word, a clause with no value). A value written across a comma
+("Samstag, 6 März") is in both clauses it spans.
+
 A word for a date's kind ("Fecha:") beside a matched date is that date's label. In a
 Portuguese answer "no" is "in the" (its negation is "não").
 
