@@ -79,6 +79,12 @@ def test_local_time_beside_a_matched_time_and_a_compound_state_nothing(claim):
     [
         "Fee of $6.75, local time.",
         "Frais de 6,75 $, heure locale.",
+        "Tarifa de 6,75 $. Hora local.",
+        "Gebühr 6,75 $. Ortszeit.",
+        "Tariffa di 6,75 $. Ora locale.",
+        "Taxa de 6,75 $. Hora local.",
+        "Livraison estimée vers 19h45, heure locale.",
+        "Lieferung gegen 19:45 Ortszeit.",
         "Estimated drop-off around 18:45, tracking off.",
         "Estimated drop-off around 19:45 your time.",
     ],
@@ -111,6 +117,8 @@ def test_a_weak_enum_word_away_from_its_role_names_no_option(claim):
     "claim",
     [
         "A encomenda está em trânsito, acesso de leitura em Köln.",
+        "El paquete está en tránsito, acceso de lectura en Köln.",
+        "Il pacco è in transito, accesso in lettura a Köln.",
         "A encomenda está em trânsito, última leitura em Bonn.",
     ],
 )
@@ -143,7 +151,17 @@ def test_under_a_path_the_call_passed_restates_its_prefix(claim):
 
 
 @pytest.mark.parametrize(
-    "claim", ["KeyCount 3 under alb/2027/02/05/.", "KeyCount 3 under 100.", "KeyCount 3 unter 5."]
+    "claim",
+    [
+        "KeyCount 3 under alb/2027/02/05/.",
+        "KeyCount 3 sous alb/2027/03/04/.",
+        "KeyCount 3 unter elb/2027/02/04/.",
+        "KeyCount 3 bajo alb/2026/02/04/.",
+        "KeyCount 3 sotto alb/2027/02/14/.",
+        "KeyCount 3 sob alb/2027/12/04/.",
+        "KeyCount 3 under 100.",
+        "KeyCount 3 unter 5.",
+    ],
 )
 def test_under_another_path_or_a_number_is_not_supported(claim):
     result = verdict(claim, BUCKET, "s3_list_objects_v2", PREFIX)
@@ -176,6 +194,9 @@ def test_the_last_n_days_restates_the_calls_window(claim):
         ("45.1.2.3: abuse score 0 in the last 30 days.", WINDOW),
         ("45.1.2.3: puntuación de abuso 0 en los últimos 90 días.", {"ipAddress": "45.1.2.3"}),
         ("45.1.2.3: Abuse-Score 0 in den letzten 90 Stunden.", WINDOW),
+        ("45.1.2.3 : score d'abus 0 sur les 30 derniers jours.", WINDOW),
+        ("45.1.2.3: punteggio di abuso 0 negli ultimi 9 giorni.", WINDOW),
+        ("45.1.2.3: pontuação de abuso 0 nos últimos 90 dias.", {"maxAgeInDays": 30}),
     ],
 )
 def test_another_window_or_no_window_argument_is_not_supported(claim, args):
@@ -191,7 +212,7 @@ PLAYLIST = {"tracks": {"items": [{"name": "Bohemian Rhapsody", "artists": [{"nam
     [
         ("„Bohemian Rhapsody“ von Queen ist jetzt in deiner Playlist.", "de"),
         ("“Bohemian Rhapsody” by Queen is now in your playlist.", "en"),
-        ("« Bohemian Rhapsody » de Queen est dans mes playlist.", "fr"),
+        ("« Bohemian Rhapsody » de Queen est dans notre playlist.", "fr"),
         ("“Bohemian Rhapsody” de Queen está en nuestra playlist.", "es"),
         ("“Bohemian Rhapsody” dei Queen è nella mia playlist.", "it"),
         ("“Bohemian Rhapsody” do Queen está na minha playlist.", "pt"),
@@ -207,6 +228,9 @@ def test_a_possessive_is_a_function_word(claim, language):
     [
         "„Bohemian Rhapsody“ von Queen ist jetzt in Annas Playlist.",
         "„Bohemian Rhapsody“ von Queen ist nicht in deiner Playlist.",
+        "“Bohemian Rhapsody” by Queen is now in Anna's playlist.",
+        "“Bohemian Rhapsody” de Queen está en la playlist de Marta.",
+        "“Bohemian Rhapsody” dei Queen non è nella mia playlist.",
     ],
 )
 def test_a_name_or_a_negation_beside_a_possessive_is_not_supported(claim):
@@ -232,3 +256,22 @@ def test_a_german_noun_after_an_article_is_not_a_name():
 def test_an_invented_german_name_or_state_still_blocks(claim, language):
     result = verdict(claim, FIREWALL, "gcp_firewalls_insert", language=language)
     assert result.status != "supported", result.as_row()
+
+
+SUBSCRIPTION = {"id": "sub_1abc", "trial_end": "2027-03-06T00:00:00Z", "amount": 49}
+
+
+def test_a_date_written_across_a_comma_is_in_the_clause_it_ends_in():
+    claim = "Das Abo sub_1abc ist bis Samstag, 6 März in der Testphase."
+    result = verdict(claim, SUBSCRIPTION, "stripe_create_subscription", language="de")
+    assert result.status == "supported", result.as_row()
+    claim = "Das Abo sub_1abc ist bis Samstag, 6 März in der Testphase, danach gesperrt."
+    result = verdict(claim, SUBSCRIPTION, "stripe_create_subscription", language="de")
+    assert result.status != "supported", result.as_row()
+
+
+def test_a_word_after_an_ip_address_is_not_what_it_counts():
+    claim = "45.1.2.3 tiene una puntuación de abuso del 0 %."
+    assert verdict(claim, ABUSE, "abuseipdb_check", WINDOW).status == "supported"
+    claim = "45.1.2.3 tiene 7 reportes, puntuación de abuso del 0 %."
+    assert verdict(claim, ABUSE, "abuseipdb_check", WINDOW).status != "supported"
