@@ -275,3 +275,10 @@ def test_a_word_after_an_ip_address_is_not_what_it_counts():
     assert verdict(claim, ABUSE, "abuseipdb_check", WINDOW).status == "supported"
     claim = "45.1.2.3 tiene 7 reportes, puntuación de abuso del 0 %."
     assert verdict(claim, ABUSE, "abuseipdb_check", WINDOW).status != "supported"
+
+
+def test_an_ip_address_the_call_passed_lends_no_number_by_its_octets():
+    args = {"ipAddress": "45.1.2.3"}
+    assert verdict("45.1.2.3 tiene 3 reportes.", ABUSE, "abuseipdb_check", args).status == "open"
+    claim = "45.1.2.3: puntuación de abuso 0."
+    assert verdict(claim, ABUSE, "abuseipdb_check", args).status == "supported"
