@@ -161,6 +161,13 @@ def concepts_of(member: str) -> frozenset[str]:
     return tables().members.get(values.ident_key(member), frozenset())
 
 
+def role_beside(concept: str, words: Sequence[str]) -> bool:
+    """A word of the concept's group's role is among `words` (those near a weak word): "leitura"
+    names the access role reader only beside "acesso" or "papel", never alone."""
+    context = tables().context.get(concept.split(":")[0], [])
+    return any(_matches(p, w) for p in context for w in words)
+
+
 def _matches(pattern: str, word: str) -> bool:
     if pattern.endswith("*"):
         return word.startswith(pattern[:-1])

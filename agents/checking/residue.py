@@ -36,6 +36,17 @@ what it is, never by how many there are:
   or a conjunction) that holds no value matched or passed by the call: a clause added beside
   the checked ones ("…, and shipping is free") states something nothing checked.
 
+Some words state nothing beside what the values check, by construction: an idiom that a
+thing holds ("is in place", "in Kraft"); "local time" ("heure locale", "Ortszeit") in a sentence
+with a matched time; "under"/"sous"/"unter" before a path every part of which a call passed (its
+prefix); "the last N days" ("les N derniers jours", "die letzten N Tage") where a call's
+argument sets a window of N days (`maxAgeInDays: N`); a part of a hyphenated compound
+("drop-off": the compound names no state, so "off" does not); a weak enum word ("leitura",
+"view") away from every word of its role. In German, a capitalised word after an article or a
+determiner ("die Regel", "in der Testphase") is a noun, not a name: it is judged like any other
+word (a state, a glossary word, a clause with no value). A value written across a comma
+("Samstag, 6 März") is in both clauses it spans.
+
 A word for a date's kind ("Fecha:") beside a matched date is that date's label. In a
 Portuguese answer "no" is "in the" (its negation is "não").
 
@@ -57,7 +68,7 @@ import agents.checking.enum_words as enum_words
 from agents.checking.restatement_words import GLOSSARY
 from stages.common import values
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 
 
 CHECKED = ""  # a word the check made true by construction: neither blocking nor unchecked
@@ -199,6 +210,40 @@ STATES = _words(
     "locked unlocked deleted removed"
 )
 YES_WORDS = _words("yes yeah yep oui si ja sim")
+# idioms that say a thing exists and holds, nothing beside the value they follow ("is in place")
+IDIOMS = (
+    ("in", "place"), ("en", "place"), ("en", "vigor"), ("in", "kraft"), ("in", "vigore"),
+    ("em", "vigor"), ("en", "vigueur"),
+)  # fmt: skip
+# a time said to be the place's own: true of the time a result gives, beside a matched time
+LOCAL_TIME = (
+    ("local", "time"), ("your", "time"), ("heure", "locale"), ("votre", "heure"),
+    ("hora", "local"), ("su", "hora"), ("tu", "hora"), ("ortszeit",), ("lokale", "zeit"),
+    ("ora", "locale"), ("sua", "hora"),
+)  # fmt: skip
+# "under alb/2027/": where a path a call passed sits, not a comparison
+PATH_WORDS = _words("under sous unter bajo sotto sob")
+# "the last 90 days": a window of time back from now, as a call's argument sets it
+WINDOW_LAST = _words(
+    "last past ultimos ultimas derniers dernieres letzten vergangenen ultimi ultime passati "
+    "pasados passes"
+)
+WINDOW_UNITS = {
+    "day": _words("day days dia dias jour jours tag tage tagen giorno giorni"),
+    "hour": _words("hour hours hora horas heure heures stunde stunden ora ore"),
+    "week": _words("week weeks semana semanas semaine semaines woche wochen settimana settimane"),
+    "month": _words("month months mes meses mois monat monate monaten mese mesi"),
+}
+WINDOW = "@window:"  # a context word: a call argument sets a window of N units ("@window:day#90")
+# German articles and determiners (with their contractions): the capitalised word after one is
+# a noun, as German writes every noun ("die Regel", "das Abo", "in der Testphase")
+DE_DETERMINERS = _words(
+    "der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner "
+    "keines dieser diese dieses diesen diesem jeder jede jedes jeden jedem im am zum zur vom "
+    "beim ins mein meine meinen meinem meiner meines dein deine deinen deinem deiner deines "
+    "sein seine seinen seinem seiner seines ihr ihre ihren ihrem ihrer ihres unser unsere "
+    "unseren unserem unserer euer eure euren eurem eurer"
+)
 # Portuguese function words that are a negation or a comparison in Spanish or English
 PT_FUNCTION_WORDS = _words("no nos mas")
 _FIRST_CHARS = ".!?:;\n•"
@@ -216,6 +261,7 @@ IPV4_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
 ITEM_RE = re.compile(r"^(?P<list>.*?)/(?P<index>\d+)(?P<rest>/.*)$")
 FILTER_UP = "@filter>"  # a context word: a call argument filters on "greater than"
 FILTER_DOWN = "@filter<"
+CONTEXT = enum_words.CONTEXT_WINDOW  # words either side of a weak word where its role may be
 # comparison operators and argument keys as APIs and queries write them
 _UP_RE = re.compile(r"(?<![<>=!-])>=?(?![>=])|\$gte?\b|\bgte?\b|\bmin(?:imum)?[_A-Z]")
 _DOWN_RE = re.compile(r"(?<![<>=!-])<=?(?![<=>-])|\$lte?\b|\blte?\b|\bmax(?:imum)?[_A-Z]")
@@ -252,6 +298,74 @@ def filter_words(args: Any) -> set[str]:
     return found
 
 
+def window_words(args: Any) -> set[str]:
+    """The windows of time a call's arguments set (`{"maxAgeInDays": 90}`: 90 days back), as
+    context words `judge` reads."""
+    found: set[str] = set()
+    for key, value in _keyed_scalars(args):
+        number = values.number_of(value) if isinstance(value, int | float | str) else None
+        if number is None or isinstance(value, bool):
+            continue
+        said = {k.removesuffix("s") for k in values.key_words(key)}
+        found |= {f"{WINDOW}{unit}#{number:g}" for unit in WINDOW_UNITS if unit in said}
+    return found
+
+
+def _keyed_scalars(value: Any) -> Iterable[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(child, dict | list):
+                yield from _keyed_scalars(child)
+            else:
+                yield str(key), child
+    elif isinstance(value, list):
+        for child in value:
+            yield from _keyed_scalars(child)
+
+
+def _phrases_at(tokens: list[tuple[str, int, int]], phrases: Iterable[tuple[str, ...]]):
+    """The spans (first start, last end) of each phrase among the tokens."""
+    words = [t for t, _, _ in tokens]
+    for phrase in phrases:
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i : i + n]) == phrase:
+                yield tokens[i][1], tokens[i + n - 1][2]
+
+
+def _windows_at(tokens: list[tuple[str, int, int]], context_words: set[str]):
+    """The spans of "the last N days" ("les N derniers jours") whose window a call's argument
+    sets: a restatement of that argument."""
+    for i in range(len(tokens) - 2):
+        three = [t for t, _, _ in tokens[i : i + 3]]
+        number, last = (three[1], three[0]) if three[0] in WINDOW_LAST else (three[0], three[1])
+        n = values.number_of(number) if number.isdigit() else None
+        if last not in WINDOW_LAST or n is None:
+            continue
+        for unit, words in WINDOW_UNITS.items():
+            if three[2] in words and f"{WINDOW}{unit}#{n:g}" in context_words:
+                yield tokens[i][1], tokens[i + 2][2]
+
+
+def _compound(claim: str, word: Word) -> tuple[str, ...] | None:
+    """The folded parts of the hyphenated compound of letters the word is a part of
+    ("drop-off"), or None."""
+    joined = _joined(claim, word)
+    if "-" not in joined or not re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)+", joined):
+        return None
+    return tuple(values.fold(p) for p in joined.split("-"))
+
+
+def _path_restated(claim: str, word: Word, context_words: set[str]) -> bool:
+    """The word ("under alb/2027/02/04/") is followed by a path every part of which a call
+    passed (its prefix or folder): where the things sit, not a comparison."""
+    following = re.match(r"\s+(\S+)", claim[word.end :])
+    if word.folded not in PATH_WORDS or following is None or "/" not in following[1]:
+        return False
+    parts = [t for t, _, _ in values.tokens_with_spans(following[1])]
+    return bool(parts) and all(p in context_words for p in parts)
+
+
 def _strings_and_keys(value: Any) -> Iterable[str]:
     if isinstance(value, dict):
         for key, child in value.items():
@@ -286,7 +400,8 @@ def in_code(claim: str, start: int, end: int) -> bool:
     return JOINED_CODE_RE.search(_joined(claim, word)) is not None
 
 
-def _name_like(claim: str, word: Word, previous_end: int | None) -> bool:
+def _name_like(claim: str, word: Word, previous_end: int | None, noun: bool = False) -> bool:
+    """`noun`: the word follows a German article or determiner, where a capital marks a noun."""
     text = word.text
     joined = _joined(claim, word)
     if any(c.isdigit() for c in text) or JOINED_CODE_RE.search(joined):
@@ -295,7 +410,7 @@ def _name_like(claim: str, word: Word, previous_end: int | None) -> bool:
         return True
     if any(c.isupper() for c in text[1:]):
         return True
-    if not text[:1].isupper():
+    if not text[:1].isupper() or noun:
         return False
     if not _sentence_first(claim, word, previous_end):
         return True
@@ -328,6 +443,7 @@ def _counts(claim: str, word: Word, matched: list[Any]) -> bool:
     return any(
         f.end <= word.start
         and not claim[f.end : word.start].strip()
+        and not IPV4_RE.fullmatch(claim[f.start : f.end])
         and not isinstance(f.value, bool)
         and _one_quantity(f.element)
         and values.moment_of(f.value) is None
@@ -365,6 +481,13 @@ def _held_concepts(held: Iterable[str]) -> set[str]:
         for state in values.STATE_WORDS.get(values.fold(value).replace("_", " ").strip(), ()):
             concepts.add(f"state:{state}")
     return concepts
+
+
+def _strong_concepts(word: str) -> set[str]:
+    """The concepts a word names by itself, with no word of their role beside it."""
+    concepts = {m.concept for m in enum_words.mentions((word,)) if not m.weak}
+    concepts |= enum_words.concepts_of(word)
+    return concepts | {f"state:{s}" for s in values.STATE_WORDS.get(word, ())}
 
 
 def _named_concepts(word: str) -> set[str]:
@@ -460,9 +583,20 @@ def judge(
         for a, b in _sentences(claim)
         if not any(a <= s < b for s, _ in spans) and answer_framing.is_framing(claim[a:b])
     ]
+    # phrases that state nothing the values do not: an idiom, "local time" beside a matched
+    # time, "the last 90 days" over a call's window of 90 days
+    timed = [f for f in matched if (m := values.moment_of(f.value)) is not None and m.time]
+    quiet = [*_phrases_at(tokens, IDIOMS), *_windows_at(tokens, context_words)]
+    quiet += [
+        (a, b)
+        for a, b in _phrases_at(tokens, LOCAL_TIME)
+        if any(x <= a < y and x <= f.start < y for f in timed for x, y in _sentences(claim))
+    ]
     for folded, start, end in residual:
         if any(a <= start < b for a, b in framing):
             continue  # a sentence of advice or a hedge the claim holds: it states nothing
+        if any(a <= start < b for a, b in quiet):
+            continue
         word = Word(claim[start:end], folded, start, end)
         if language == "pt" and folded in PT_FUNCTION_WORDS:
             continue  # "no nó": "in the"; "mas": "but", not "more" as in Spanish
@@ -471,6 +605,7 @@ def judge(
         first = _sentence_first(claim, word, previous_end)
         after = tokens[index + 1][0] if index + 1 < len(tokens) else ""
         before = tokens[index - 1][0] if index > 0 else ""
+        near = [t for t, _, _ in tokens[max(0, index - CONTEXT) : index + CONTEXT + 1]]
         if folded in DEGREE and (after in CHEAP or after in DEAR):
             # "più economica": a superlative, true when the matched value is its list's end
             true = _extreme_true(matched, leaves, least=after in CHEAP)
@@ -484,6 +619,8 @@ def judge(
                 word,
                 previous_end,
                 first,
+                language == "de" and before in DE_DETERMINERS,
+                near,
                 matched,
                 leaves,
                 context_words,
@@ -492,7 +629,8 @@ def judge(
             )
         if why is None:
             clause = next(((a, b) for a, b in clauses if a <= start < b), (0, len(claim)))
-            if not any(clause[0] <= s < clause[1] for s, _ in spans):
+            # a value may span a comma ("bis Samstag, 6 März in der Testphase")
+            if not any(s < clause[1] and e > clause[0] for s, e in spans):
                 why = "is in a part of the claim that no matched value is in"
         if why is None:
             unchecked.append(word.text)
@@ -508,6 +646,8 @@ def _why(
     word: Word,
     previous_end: int | None,
     first: bool,
+    noun: bool,
+    near: list[str],
     matched: list[Any],
     leaves: list[Any],
     context_words: set[str],
@@ -518,7 +658,7 @@ def _why(
     clause = [f for f in matched if _same_clause(claim, f.start, word.start)]
     if _particle(claim, word, first and not re.search(r"\w", claim[: word.start])):
         return CHECKED if _yes_consistent(matched, leaves) else "says yes beside a zero or a no"
-    if _name_like(claim, word, previous_end):
+    if _name_like(claim, word, previous_end, noun):
         return "may be a name or a code"
     if w == "n" and claim[word.end : word.end + 1] in ("°", "º", "."):
         return None  # "n° 1590": the number sign, not "n'" of a negation
@@ -535,6 +675,8 @@ def _why(
     named = _named_concepts(w)
     if any(c.split(":")[0] in _TIME_GROUPS for c in named):
         return "is a date or a time"
+    if _path_restated(claim, word, context_words):
+        return CHECKED  # "3 files under alb/2027/02/04/" over the call's prefix
     if w in UP or w in DOWN:
         own, other = (FILTER_UP, FILTER_DOWN) if w in UP else (FILTER_DOWN, FILTER_UP)
         if own in context_words and other not in context_words:
@@ -561,6 +703,14 @@ def _why(
         return "is a currency"
     if w in YES_WORDS or w in ("true", "false", "vrai", "faux", "wahr", "falsch"):
         return "is a yes/no value"
+    compound = _compound(claim, word)
+    if compound is not None:  # "drop-off": the compound is the word, not "off"
+        w = "".join(compound)
+        whole = enum_words.mentions(compound)
+        named = {m.concept for m in whole if m.end - m.start == len(compound)}
+        named |= _named_concepts(w)
+    elif named:  # a weak word ("leitura", "view") names its option only beside its role
+        named = {c for c in named if c in _strong_concepts(w) or enum_words.role_beside(c, near)}
     if named:
         return "names a state or an option the run does not hold"
     if w in STATES and not any(w == values.fold(h) for h in held_words):

@@ -54,6 +54,13 @@ _FUNCTION_WORDS = (
     "o a os as um uma uns umas do da dos das ao aos em na nas num numa pelo pela pelos "
     "pelas com para e ou foi era sao tem teem esta estao ser seu sua teu tua te agora ja "
     "ainda como segundo "
+    # possessive pronouns: whose a thing is, said to the user ("in deiner Playlist"); not
+    # "mon", "tue" (weekdays) nor "mes" (a month in Spanish)
+    "your my our his her mein meine meinem meinen meiner meines deinem deinen deiner deines "
+    "seinem seinen seiner seines ihrem ihren ihrer ihres unser unsere unserem unseren unserer "
+    "euer eure mis tus nuestro nuestra nuestros nuestras ma tes notre nos leur leurs "
+    "mio mia miei mie tuoi suoi sue nostro nostra loro meu minha meus minhas teus tuas "
+    "seus suas nosso nossa "
     # French elisions ("c'est", "qu'il") and demonstratives
     "c qu ce cet cette ces "
     # a restatement's own verbs of being and passing on: "is now", "passa a ser", "wird"
@@ -232,7 +239,7 @@ _GLOSSARY = (
     ("mute snooz silenc", "muted silenciado silenciada sourdine stummgeschaltet silenziato"),
     ("payout transfer", "auszahlung pago versement pagamento"),
     ("draft", "borrador brouillon entwurf bozza rascunho"),
-    ("rule", "regla regle regel regola regra"),
+    ("rule firewall", "regla regle regel regola regra"),
     ("node", "nodo noeud knoten"),
     ("restart", "reinicios redemarrages neustarts riavvii reinicios"),
     ("review", "resenas avis recensioni avaliacoes"),

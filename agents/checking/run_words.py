@@ -37,7 +37,9 @@ def argument_words(args: Any) -> set[str]:
     """The words a call's arguments lend a restatement: their tokens, their numbers and dates
     as the claim may write them, and the directions they filter on."""
     words: set[str] = set()
-    for token, _, _ in values.tokens_with_spans(flat(args)):
+    # an IP address is lent whole (below), never by its octets: "3 reports" is no part of 45.1.2.3
+    plain = [v for v in scalars(args) if values.network_of(v) is None]
+    for token, _, _ in values.tokens_with_spans(flat(plain)):
         words |= {token, stem(token)}
     for value in scalars(args):  # a number, a date or a time argument, as a claim may say it
         number = values.number_of(value) if isinstance(value, int | float | str) else None
@@ -55,7 +57,8 @@ def argument_words(args: Any) -> set[str]:
                 moment_key(values.Moment(moment.date, None, None, 0, 0)),
                 moment_key(values.Moment(None, moment.time, None, 0, 0)),
             }
-    return words | residue.filter_words(args)  # "above that amount" over `> 100`
+    # "above that amount" over `> 100`; "the last 90 days" over `{"maxAgeInDays": 90}`
+    return words | residue.filter_words(args) | residue.window_words(args)
 
 
 def number_key(number: float) -> str:
