@@ -192,10 +192,14 @@ _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its cach
 _PROMPT_CHUNK: list[int] = []
 SERVING_PROMPT_CHUNK = 32
 # Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back
-# (its default is 8 GiB, which a server asked many different questions fills and keeps): about
-# two prompts' states (28 MB per 1,000 tokens), so a server's RSS can rise by at most this much
-# above its warmed size, while switching between two stages' prompts still reuses their states.
-PROMPT_RAM_CACHE_MIB = 64
+# (its default is 8 GiB): none. A server's first answer after a checked search left about 55 MB
+# of saved slot states there for good (1,560 MiB against 1,483 without), and a prompt reused
+# whole from it scored differently from the same prompt read afresh (a repeated run check:
+# 0.8266 against 0.8260), so what a request got depended on the requests before it. The shared
+# start worth keeping, each stage's system prompt, is put back from its saved file instead
+# (`PrefixStates`, milliseconds); a request sharing more with the slot's last prompt still
+# reuses it.
+PROMPT_RAM_CACHE_MIB = 0
 DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
 
 
@@ -369,11 +373,12 @@ class PrefixStates:
     A fresh process reads the generator's system prompt (295 tokens) again before its first
     answer: over 4 s of a 2-core `grounding ask`, which reads prompts at about 64 tokens/s.
     llama.cpp's slot save / restore (over the server's loopback HTTP, with its key) puts the
-    saved state back in milliseconds, and its prompt cache then reuses it as the request's
-    common prefix. The file name hashes the model, context size, binding version and prefix
-    text; a file is written under a temporary name and renamed, and a restore that fails only
-    costs the time it saves. Reuse is by exact token prefix, so a state can never change what
-    a different prompt means.
+    saved state back in milliseconds, and the slot then reuses it as the request's common
+    prefix. In one process a state is put back again whenever the slot last held another
+    prefix (another stage's prompt ran in between), in place of a prompt cache in RAM. The file
+    name hashes the model, context size, binding version and prefix text; a file is written
+    under a temporary name and renamed, and a restore that fails only costs the time it saves.
+    Reuse is by exact token prefix, so a state can never change what a different prompt means.
     """
 
     def __init__(self, server: Any, api_key: str, directory: str, model_identity: str):
@@ -381,20 +386,27 @@ class PrefixStates:
         self.directory = Path(directory)
         self.identity = f"{model_identity}|{_binding_version()}"
         self._headers = {"Authorization": f"Bearer {api_key}"}
-        self._primed: set[str] = set()
+        self._failed: set[str] = set()  # prefixes whose state could not be saved or read
+        self._current: str | None = None  # the prefix the slot last held
         self._lock = threading.Lock()
 
     def prime(self, prefix: str) -> str:
         """Make `prefix` the slot's cached prompt: restored from disk, or evaluated and saved.
         Returns what happened (restored | saved | done | failed), for tests and logs."""
         with self._lock:
-            if prefix in self._primed:
+            if prefix == self._current:
                 return "done"
-            self._primed.add(prefix)
+            self._current = prefix  # the request that follows leaves it in the slot
+            if prefix in self._failed:
+                return "failed"
+            self._failed.add(prefix)  # until a restore or save below succeeds
             name = hashlib.sha256(f"{self.identity}|{prefix}".encode()).hexdigest()[:40] + ".bin"
             try:
                 if (self.directory / name).is_file():
-                    return "restored" if self._slot("restore", name) else "failed"
+                    if not self._slot("restore", name):
+                        return "failed"
+                    self._failed.discard(prefix)
+                    return "restored"
                 self.directory.mkdir(parents=True, exist_ok=True)
                 request = {"prompt": prefix, "max_tokens": 1, "temperature": 0.0}
                 request["cache_prompt"] = True
@@ -403,6 +415,7 @@ class PrefixStates:
                 if not self._slot("save", partial.name):
                     return "failed"
                 os.replace(partial, self.directory / name)
+                self._failed.discard(prefix)
                 return "saved"
             except (OSError, LLMError, ValueError, RuntimeError):
                 return "failed"  # the request evaluates the prefix itself, as without a cache
