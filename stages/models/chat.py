@@ -191,13 +191,13 @@ _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its cach
 # 0.92 s of the stop, against 2.0 s at 64), for prompts read about 10 % slower than at 64.
 _PROMPT_CHUNK: list[int] = []
 SERVING_PROMPT_CHUNK = 32
-# Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back
-# (its default is 8 GiB): none. Every switch between two stages' prompts saved the slot's whole
-# state there and kept it up to the bound (a server's RSS rose 25 MB over one answer, one check
-# and 8 checked searches, against 3 MB without), and a prompt reused whole from it scored
-# differently from the same prompt read afresh (a repeated run check: 0.8266 against 0.8260),
-# so what a request got depended on the requests before it. The shared start worth keeping,
-# each stage's system prompt, is put back from its saved file instead (`PrefixStates`,
+# Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back (its
+# default is 8 GiB): none. Every switch between two stages' prompts saved the slot's whole state
+# there and kept it up to the bound (after a server's first answer, a check, 8 checked searches
+# and a second answer raised its RSS 18 MB, against 8 MB without), and a prompt reused whole from
+# it scored differently from the same prompt read afresh (a repeated run check: 0.8266 against
+# 0.8260), so what a request got depended on the requests before it. The shared start worth
+# keeping, each stage's system prompt, is put back from its saved file instead (`PrefixStates`,
 # milliseconds); a request sharing more with the slot's last prompt still reuses it.
 PROMPT_RAM_CACHE_MIB = 0
 DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
