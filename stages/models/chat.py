@@ -191,15 +191,11 @@ _CACHE_ROOT: list[Path] = []  # set by a process that serves one store: its cach
 # 0.92 s of the stop, against 2.0 s at 64), for prompts read about 10 % slower than at 64.
 _PROMPT_CHUNK: list[int] = []
 SERVING_PROMPT_CHUNK = 32
-# Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back (its
-# default is 8 GiB): none. Every switch between two stages' prompts saved the slot's whole state
-# there and kept it up to the bound (after a server's first answer, a check, 8 checked searches
-# and a second answer raised its RSS 18 MB, against 8 MB without), and a prompt reused whole from
-# it scored differently from the same prompt read afresh (a repeated run check: 0.8266 against
-# 0.8260), so what a request got depended on the requests before it. The shared start worth
-# keeping, each stage's system prompt, is put back from its saved file instead (`PrefixStates`,
-# milliseconds); a request sharing more with the slot's last prompt still reuses it.
-PROMPT_RAM_CACHE_MIB = 0
+# Prompt states llama.cpp keeps in RAM to reuse when a prompt with the same start comes back
+# (its default is 8 GiB, which a server asked many different questions fills and keeps): about
+# two prompts' states (28 MB per 1,000 tokens), so a server's RSS can rise by at most this much
+# above its warmed size, while switching between two stages' prompts still reuses their states.
+PROMPT_RAM_CACHE_MIB = 64
 DEFAULT_KV_CACHE_DIR = LLMSettings.model_fields["kv_cache_dir"].default
 
 
@@ -373,12 +369,11 @@ class PrefixStates:
     A fresh process reads the generator's system prompt (295 tokens) again before its first
     answer: over 4 s of a 2-core `grounding ask`, which reads prompts at about 64 tokens/s.
     llama.cpp's slot save / restore (over the server's loopback HTTP, with its key) puts the
-    saved state back in milliseconds, and the slot then reuses it as the request's common
-    prefix. In one process a state is put back again whenever the slot last held another
-    prefix (another stage's prompt ran in between), in place of a prompt cache in RAM. The file
-    name hashes the model, context size, binding version and prefix text; a file is written
-    under a temporary name and renamed, and a restore that fails only costs the time it saves.
-    Reuse is by exact token prefix, so a state can never change what a different prompt means.
+    saved state back in milliseconds, and its prompt cache then reuses it as the request's
+    common prefix. The file name hashes the model, context size, binding version and prefix
+    text; a file is written under a temporary name and renamed, and a restore that fails only
+    costs the time it saves. Reuse is by exact token prefix, so a state can never change what
+    a different prompt means.
     """
 
     def __init__(self, server: Any, api_key: str, directory: str, model_identity: str):
@@ -386,27 +381,20 @@ class PrefixStates:
         self.directory = Path(directory)
         self.identity = f"{model_identity}|{_binding_version()}"
         self._headers = {"Authorization": f"Bearer {api_key}"}
-        self._failed: set[str] = set()  # prefixes whose state could not be saved or read
-        self._current: str | None = None  # the prefix the slot last held
+        self._primed: set[str] = set()
         self._lock = threading.Lock()
 
     def prime(self, prefix: str) -> str:
         """Make `prefix` the slot's cached prompt: restored from disk, or evaluated and saved.
         Returns what happened (restored | saved | done | failed), for tests and logs."""
         with self._lock:
-            if prefix == self._current:
+            if prefix in self._primed:
                 return "done"
-            self._current = prefix  # the request that follows leaves it in the slot
-            if prefix in self._failed:
-                return "failed"
-            self._failed.add(prefix)  # until a restore or save below succeeds
+            self._primed.add(prefix)
             name = hashlib.sha256(f"{self.identity}|{prefix}".encode()).hexdigest()[:40] + ".bin"
             try:
                 if (self.directory / name).is_file():
-                    if not self._slot("restore", name):
-                        return "failed"
-                    self._failed.discard(prefix)
-                    return "restored"
+                    return "restored" if self._slot("restore", name) else "failed"
                 self.directory.mkdir(parents=True, exist_ok=True)
                 request = {"prompt": prefix, "max_tokens": 1, "temperature": 0.0}
                 request["cache_prompt"] = True
@@ -415,7 +403,6 @@ class PrefixStates:
                 if not self._slot("save", partial.name):
                     return "failed"
                 os.replace(partial, self.directory / name)
-                self._failed.discard(prefix)
                 return "saved"
             except (OSError, LLMError, ValueError, RuntimeError):
                 return "failed"  # the request evaluates the prefix itself, as without a cache
