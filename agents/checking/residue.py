@@ -68,7 +68,7 @@ import agents.checking.enum_words as enum_words
 from agents.checking.restatement_words import GLOSSARY
 from stages.common import values
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 
 
 CHECKED = ""  # a word the check made true by construction: neither blocking nor unchecked
@@ -213,7 +213,7 @@ YES_WORDS = _words("yes yeah yep oui si ja sim")
 # idioms that say a thing exists and holds, nothing beside the value they follow ("is in place")
 IDIOMS = (
     ("in", "place"), ("en", "place"), ("en", "vigor"), ("in", "kraft"), ("in", "vigore"),
-    ("em", "vigor"), ("en", "vigueur"),
+    ("em", "vigor"), ("en", "vigueur"), ("il", "fait"),
 )  # fmt: skip
 # a time said to be the place's own: true of the time a result gives, beside a matched time
 LOCAL_TIME = (
@@ -574,8 +574,15 @@ def judge(
     held = [str(leaf.value) for leaf in leaves if isinstance(leaf.value, str)]
     held_concepts = _held_concepts([*held, *context_words])
     held_words = {w for h in held for w, _, _ in values.tokens_with_spans(h)} | context_words
-    # a word naming an option the run holds ("urgenza alta" over urgency "high") is checked
+    # a word naming an option the run holds ("urgenza alta" over urgency "high") is checked,
+    # and so is a phrase of several ("parcialmente nublado" over "Partly cloudy")
     spans += [(s, e) for t, s, e in tokens if _named_concepts(t) & held_concepts]
+    held_phrases = [
+        (tokens[m.start][1], tokens[m.end - 1][2])
+        for m in enum_words.mentions(tuple(t for t, _, _ in tokens))
+        if m.end - m.start > 1 and m.concept in held_concepts
+    ]
+    spans += held_phrases
     blocking: list[tuple[str, str]] = []
     unchecked: list[str] = []
     framing = [
@@ -586,7 +593,7 @@ def judge(
     # phrases that state nothing the values do not: an idiom, "local time" beside a matched
     # time, "the last 90 days" over a call's window of 90 days
     timed = [f for f in matched if (m := values.moment_of(f.value)) is not None and m.time]
-    quiet = [*_phrases_at(tokens, IDIOMS), *_windows_at(tokens, context_words)]
+    quiet = [*_phrases_at(tokens, IDIOMS), *_windows_at(tokens, context_words), *held_phrases]
     quiet += [
         (a, b)
         for a, b in _phrases_at(tokens, LOCAL_TIME)

@@ -1,0 +1,123 @@
+"""Weather conditions said in words, in six languages: a restatement of the result's condition
+passes, another condition (or one the result does not hold) keeps the claim from passing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.checking import check_run
+from agents.checking.check import Config
+
+CONFIG = Config(judge="none")
+
+
+def _run(condition: str, answer: str, question: str) -> dict:
+    result = {"location": "Boston", "temperature": 22, "unit": "C", "conditions": condition}
+    return {
+        "messages": [
+            {"role": "user", "content": question},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {
+                            "name": "get_current_weather",
+                            "arguments": json.dumps({"location": "Boston"}),
+                        },
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)},
+            {"role": "assistant", "content": answer},
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "get_current_weather",
+                    "description": "Get the current weather",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"location": {"type": "string"}},
+                        "required": ["location"],
+                    },
+                },
+            }
+        ],
+    }
+
+
+# (the result's condition, its restatement, the same answer with another condition)
+CASES = [
+    (
+        "Clear",
+        "It's 22°C and sunny in Boston.",
+        "It's 22°C and rainy in Boston.",
+        "Weather in Boston?",
+    ),
+    (
+        "Rain",
+        "It's 22°C and rainy in Boston.",
+        "It's 22°C and sunny in Boston.",
+        "Weather in Boston?",
+    ),
+    (
+        "Snow",
+        "It's snowing in Boston at 22°C.",
+        "It's foggy in Boston at 22°C.",
+        "Weather in Boston?",
+    ),
+    (
+        "Partly cloudy",
+        "En Boston hace 22 °C, parcialmente nublado.",
+        "En Boston hace 22 °C, despejado y soleado.",
+        "¿Qué tiempo hace en Boston?",
+    ),
+    (
+        "Overcast",
+        "In Boston sind es 22 °C, bedeckt.",
+        "In Boston sind es 22 °C, sonnig.",
+        "Wie ist das Wetter in Boston?",
+    ),
+    (
+        "Clear",
+        "À Boston, il fait 22 °C et le ciel est dégagé.",
+        "À Boston, il fait 22 °C et il pleut.",
+        "Quel temps fait-il à Boston ?",
+    ),
+    (
+        "Rain",
+        "A Boston ci sono 22 °C e piove.",
+        "A Boston ci sono 22 °C e nevica.",
+        "Che tempo fa a Boston?",
+    ),
+    (
+        "Rain",
+        "Em Boston estão 22 °C e chove.",
+        "Em Boston estão 22 °C e neva.",
+        "Como está o tempo em Boston?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("condition", "right", "wrong", "question"), CASES)
+def test_a_condition_restated_passes_and_another_does_not(condition, right, wrong, question):
+    assert check_run(_run(condition, right, question), CONFIG)["action"] == "emit", right
+    report = check_run(_run(condition, wrong, question), CONFIG)
+    assert report["action"] != "emit", wrong
+
+
+def test_a_condition_the_result_does_not_give_is_not_passed_as_a_plain_word():
+    report = check_run(
+        _run("Partly cloudy", "It's 22°C and sunny in Boston.", "Weather in Boston?"), CONFIG
+    )
+    assert report["action"] != "emit"
+    why = [
+        w for c in report["claims"] for w in (c.get("structured") or {}).get("blocking_words") or []
+    ]
+    assert any("sunny" in w for w in why), why
