@@ -207,7 +207,9 @@ STATES = _words(
     "arquivado paused pausado pausada pausiert overdue vencido vencida uberfallig scaduto "
     "delayed retrasado retrasada verspatet ritardo atrasado atrasada lost perdido perdida "
     "verloren perso persa blocked bloqueado bloqueada bloque bloquee blockiert bloccato "
-    "locked unlocked deleted removed"
+    "locked unlocked deleted removed bounced rebote rebotado rebotada rejete rejetee "
+    "unzustellbar rimbalzato rimbalzata devolvido devolvida escalated escalado escalada "
+    "escalade eskaliert escalato escalata cancelled canceled declined rejected"
 )
 YES_WORDS = _words("yes yeah yep oui si ja sim")
 # idioms that say a thing exists and holds, nothing beside the value they follow ("is in place")

@@ -1,5 +1,6 @@
-"""Weather conditions said in words, in six languages: a restatement of the result's condition
-passes, another condition (or one the result does not hold) keeps the claim from passing."""
+"""Conditions and outcomes said in words (the weather, a ticket's or a message's outcome), in six
+languages: a restatement of what the result holds passes; another condition, or an outcome the
+result does not hold, keeps the claim from passing as a plain word."""
 
 from __future__ import annotations
 
@@ -121,3 +122,27 @@ def test_a_condition_the_result_does_not_give_is_not_passed_as_a_plain_word():
         w for c in report["claims"] for w in (c.get("structured") or {}).get("blocking_words") or []
     ]
     assert any("sunny" in w for w in why), why
+
+
+def _status_run(status: str, answer: str) -> dict:
+    run = _run("Clear", answer, "What's up with ticket T-77?")
+    call = run["messages"][1]["tool_calls"][0]["function"]
+    call["name"], call["arguments"] = "get_ticket", json.dumps({"ticket_id": "T-77"})
+    result = {"id": "T-77", "status": status, "assignee": "Marco", "priority": "high"}
+    run["messages"][2]["content"] = json.dumps(result)
+    run["tools"][0]["function"]["name"] = "get_ticket"
+    run["tools"][0]["function"]["parameters"]["properties"] = {"ticket_id": {"type": "string"}}
+    run["tools"][0]["function"]["parameters"]["required"] = ["ticket_id"]
+    return run
+
+
+@pytest.mark.parametrize("word", ["escalated", "bounced", "eskaliert", "rebotado"])
+def test_an_outcome_the_result_does_not_hold_is_not_a_plain_word(word):
+    held = check_run(
+        _status_run(word, f"T-77 is {word}, high priority, assigned to Marco."), CONFIG
+    )
+    assert held["action"] == "emit"
+    other = check_run(
+        _status_run("open", f"T-77 is {word}, high priority, assigned to Marco."), CONFIG
+    )
+    assert other["action"] != "emit"
