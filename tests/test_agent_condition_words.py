@@ -146,3 +146,30 @@ def test_an_outcome_the_result_does_not_hold_is_not_a_plain_word(word):
         _status_run("open", f"T-77 is {word}, high priority, assigned to Marco."), CONFIG
     )
     assert other["action"] != "emit"
+
+
+def _stock_run(stock: int, answer: str) -> dict:
+    run = _run("Clear", answer, "Is SKU-1 available?")
+    call = run["messages"][1]["tool_calls"][0]["function"]
+    call["name"], call["arguments"] = "get_product", json.dumps({"sku": "SKU-1"})
+    result = {"sku": "SKU-1", "name": "Blue Mug", "price": 12.5, "stock": stock}
+    run["messages"][2]["content"] = json.dumps(result)
+    run["tools"][0]["function"]["name"] = "get_product"
+    run["tools"][0]["function"]["parameters"]["properties"] = {"sku": {"type": "string"}}
+    run["tools"][0]["function"]["parameters"]["required"] = ["sku"]
+    return run
+
+
+def test_a_key_whose_value_is_nothing_is_not_restated_without_its_value():
+    said = "The Blue Mug (SKU-1) costs $12.50 and is in stock."
+    report = check_run(_stock_run(0, said), CONFIG)
+    assert report["action"] != "emit"
+    why = [
+        w for c in report["claims"] for w in (c.get("structured") or {}).get("blocking_words") or []
+    ]
+    assert any("'stock'" in w for w in why), why
+    assert check_run(_stock_run(14, said), CONFIG)["action"] == "emit"
+    assert (
+        check_run(_stock_run(0, "The Blue Mug (SKU-1) costs $12.50; 0 in stock."), CONFIG)["action"]
+        == "emit"
+    )

@@ -28,6 +28,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import agents.checking.derived_leaves as derived_leaves
+import agents.checking.near_identifiers as near_identifiers
 import agents.checking.residue as residue
 import agents.checking.run_words as run_words
 import agents.checking.state_words as state_words
@@ -512,7 +513,12 @@ def check_claim(
         for s in states
         if s.relation == "contradicts"
     ]
-    contradicted += _near_identifiers(claim, strings, covered, context_words)
+    contradicted += [
+        Finding(text, leaf.anchor(), leaf.value, "contradicts", start, end)
+        for text, leaf, start, end in near_identifiers.changed_identifiers(
+            claim, strings, lambda a, b: _covered(covered, a, b), context_words
+        )
+    ]
     if contradicted:
         return Verdict("contradicted", matched, contradicted, unmatched=unmatched)
     keys = {w for leaf in leaves_ for w in leaf.words}
@@ -560,6 +566,22 @@ def check_claim(
     if negated and not has_bool:  # a negation inside a value ("«Pay does not respond»") is its own
         outside = values.blank(claim, covered)
         negated = _negates(outside, language)
+    # a key the claim names whose value is nothing (0, null, empty) and none of whose values
+    # matched: the claim says what the result does not ("is in stock" over `stock: 0`)
+    said_of = {f.pointer for f in matched} | {s.leaf.anchor() for s in states}
+    silent = [
+        leaf.key
+        for leaf in leaves_ + nulls
+        if not leaf.derived
+        and not isinstance(leaf.value, bool)
+        and (leaf.value is None or leaf.value == 0 or leaf.value == "")
+        and leaf.anchor() not in said_of
+        and _parent(leaf.anchor()) in parents  # in a record the claim is about
+        and _key_mentioned(leaf, claim_stems)
+    ]
+    if proven and not unmatched and silent:
+        reason = f"names {silent[0]!r}, whose value is nothing, and gives none"
+        return Verdict("open", matched, [], residual, unmatched, blocking=[reason])
     if proven and not unmatched and (not negated or has_bool):
         if not left:
             return Verdict("supported", matched, [], [])
@@ -935,51 +957,3 @@ def _written_whole(
             pending.append((claim[start:end], start, end, [leaf for leaf, _ in nets], False))
         whole.append((start, end))
     return whole
-
-
-# an identifier as written: letters and digits together, or an address, at least this long
-IDENT_TOKEN_RE = re.compile(r"(?<![\w@.\-/])[A-Za-z0-9][\w.\-/@]*[A-Za-z0-9]")
-IDENT_MIN_CHARS = 6
-NEAR_EDITS = 2  # an identifier this few edits from a result's, and not it, is that one changed
-
-
-def _edits(one: str, two: str, limit: int) -> int:
-    """Levenshtein distance of two strings, counted up to `limit` + 1."""
-    if abs(len(one) - len(two)) > limit:
-        return limit + 1
-    row = list(range(len(two) + 1))
-    for i, a in enumerate(one, 1):
-        prev, row[0] = row[0], i
-        for j, b in enumerate(two, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
-        if min(row) > limit:
-            return limit + 1
-    return row[-1]
-
-
-def _near_identifiers(
-    claim: str, strings: list[Leaf], covered: list[tuple[int, int]], context_words: set[str]
-) -> list[Finding]:
-    """An identifier of the claim (letters with digits, or an address) that no leaf and no
-    argument holds, a character or two away from one a leaf holds: that identifier, changed
-    ("i-0c6b…" for the result's "i-0c4b…", "gmaql.com" for "gmail.com")."""
-    found: list[Finding] = []
-    idents = [(leaf, values.ident_key(leaf.value)) for leaf in strings]
-    held = {key for _, key in idents}
-    for match in IDENT_TOKEN_RE.finditer(claim):
-        text = match.group(0).rstrip(".")
-        if len(text) < IDENT_MIN_CHARS or _covered(covered, match.start(), match.end()):
-            continue
-        if not ("@" in text or (re.search(r"\d", text) and re.search(r"[A-Za-z]", text))):
-            continue
-        key = values.ident_key(text)
-        if key in held or key in context_words or any(key in other for other in held):
-            continue
-        for leaf, other in idents:
-            if len(other) >= IDENT_MIN_CHARS and _edits(key, other, NEAR_EDITS) <= NEAR_EDITS:
-                end = match.start() + len(text)
-                found.append(
-                    Finding(text, leaf.anchor(), leaf.value, "contradicts", match.start(), end)
-                )
-                break
-    return found
