@@ -14,24 +14,21 @@ from agents.checking.check import Config
 CONFIG = Config(judge="none")
 
 
-def _run(condition: str, answer: str, question: str) -> dict:
-    result = {"location": "Boston", "temperature": 22, "unit": "C", "conditions": condition}
+def _one_call_run(tool: str, args: dict, result: dict, answer: str, question: str) -> dict:
+    """An OpenAI-format run: the question, one call of `tool`, its result and the answer."""
+    call = {"name": tool, "arguments": json.dumps(args)}
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "string"} for name in args},
+        "required": list(args),
+    }
     return {
         "messages": [
             {"role": "user", "content": question},
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [
-                    {
-                        "id": "c1",
-                        "type": "function",
-                        "function": {
-                            "name": "get_current_weather",
-                            "arguments": json.dumps({"location": "Boston"}),
-                        },
-                    }
-                ],
+                "tool_calls": [{"id": "c1", "type": "function", "function": call}],
             },
             {"role": "tool", "tool_call_id": "c1", "content": json.dumps(result)},
             {"role": "assistant", "content": answer},
@@ -39,18 +36,15 @@ def _run(condition: str, answer: str, question: str) -> dict:
         "tools": [
             {
                 "type": "function",
-                "function": {
-                    "name": "get_current_weather",
-                    "description": "Get the current weather",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"location": {"type": "string"}},
-                        "required": ["location"],
-                    },
-                },
+                "function": {"name": tool, "description": tool, "parameters": schema},
             }
         ],
     }
+
+
+def _run(condition: str, answer: str, question: str) -> dict:
+    result = {"location": "Boston", "temperature": 22, "unit": "C", "conditions": condition}
+    return _one_call_run("get_current_weather", {"location": "Boston"}, result, answer, question)
 
 
 # (the result's condition, its restatement, the same answer with another condition)
@@ -125,15 +119,9 @@ def test_a_condition_the_result_does_not_give_is_not_passed_as_a_plain_word():
 
 
 def _status_run(status: str, answer: str) -> dict:
-    run = _run("Clear", answer, "What's up with ticket T-77?")
-    call = run["messages"][1]["tool_calls"][0]["function"]
-    call["name"], call["arguments"] = "get_ticket", json.dumps({"ticket_id": "T-77"})
     result = {"id": "T-77", "status": status, "assignee": "Marco", "priority": "high"}
-    run["messages"][2]["content"] = json.dumps(result)
-    run["tools"][0]["function"]["name"] = "get_ticket"
-    run["tools"][0]["function"]["parameters"]["properties"] = {"ticket_id": {"type": "string"}}
-    run["tools"][0]["function"]["parameters"]["required"] = ["ticket_id"]
-    return run
+    question = "What's up with ticket T-77?"
+    return _one_call_run("get_ticket", {"ticket_id": "T-77"}, result, answer, question)
 
 
 @pytest.mark.parametrize("word", ["escalated", "bounced", "eskaliert", "rebotado"])
@@ -149,15 +137,8 @@ def test_an_outcome_the_result_does_not_hold_is_not_a_plain_word(word):
 
 
 def _stock_run(stock: int, answer: str) -> dict:
-    run = _run("Clear", answer, "Is SKU-1 available?")
-    call = run["messages"][1]["tool_calls"][0]["function"]
-    call["name"], call["arguments"] = "get_product", json.dumps({"sku": "SKU-1"})
     result = {"sku": "SKU-1", "name": "Blue Mug", "price": 12.5, "stock": stock}
-    run["messages"][2]["content"] = json.dumps(result)
-    run["tools"][0]["function"]["name"] = "get_product"
-    run["tools"][0]["function"]["parameters"]["properties"] = {"sku": {"type": "string"}}
-    run["tools"][0]["function"]["parameters"]["required"] = ["sku"]
-    return run
+    return _one_call_run("get_product", {"sku": "SKU-1"}, result, answer, "Is SKU-1 available?")
 
 
 def test_a_key_whose_value_is_nothing_is_not_restated_without_its_value():

@@ -8,16 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import run_words, structured
+from agents.checking import structured
 from agents.checking.answer_framing import is_framing
-from stages.common import values
-
-
-def verdict(claim: str, result: dict, tool: str = "get_record", args: dict | None = None):
-    leaves = structured.leaves(result, tool, "c1")
-    words = set(values.key_words(tool)) | run_words.argument_words(args or {})
-    return structured.check_claim(claim, leaves, words)
-
+from tests.claim_support import verdict
 
 QUOTE = {"sourceAmount": 1250.0, "targetAmount": 1170.86, "targetCurrency": "CHF", "rate": 0.941}
 OPERATION = {"name": "operation-1744", "operationType": "insert", "status": "DONE"}

@@ -9,15 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.checking import run_words, structured
-from stages.common import values
-
-
-def verdict(claim: str, result: dict, tool: str, args: dict | None = None, language=None):
-    leaves = structured.leaves(result, tool, "c1")
-    words = set(values.key_words(tool)) | run_words.argument_words(args or {})
-    return structured.check_claim(claim, leaves, words, language)
-
+from tests.claim_support import verdict
 
 FIREWALL = {"name": "allow-ssh-22", "sourceRanges": ["10.1.2.0/24"], "status": "DONE"}
 

@@ -13,14 +13,9 @@ import pytest
 from agents.checking import check_run, restatement_words, run_words, structured
 from agents.checking.answer_framing import is_framing, strip_source_lead
 from stages.common import values
+from tests.claim_support import verdict
 
 NO_JUDGE = {"judge": "none"}
-
-
-def verdict(claim: str, result: dict, tool: str = "get_record", context: set | None = None):
-    leaves = structured.leaves(result, tool, "c1")
-    words = set(context or ()) | set(values.key_words(tool))
-    return structured.check_claim(claim, leaves, words)
 
 
 # ---------------------------------------------------------------- yes/no after its key

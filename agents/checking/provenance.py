@@ -467,12 +467,15 @@ def _near(
     return None
 
 
-# the words of an argument's path that make it a sum of money ("/items/0/amount/value")
-AMOUNT_WORDS = ("amount", "price", "cost", "total", "fee", "money", "sum", "betrag", "importe")
+# the words of an argument's name that make it a sum of money ("/items/0/amount/value")
+MONEY_NAME_WORDS = ("amount", "price", "cost", "fee", "money", "budget", "betrag", "importe")
+# and those of an amount that may be a total of anything ("total_outcomes" of a deck of cards):
+# one digit off a given amount is a changed one, but a total nobody gave is not invented money
+AMOUNT_WORDS = (*MONEY_NAME_WORDS, "total", "sum")
 
 
-def _names_amount(name: str) -> bool:
-    return any(w.lower().startswith(AMOUNT_WORDS) for w in values.key_words(name))
+def _names_amount(name: str, words: tuple[str, ...] = AMOUNT_WORDS) -> bool:
+    return any(w.lower().startswith(words) for w in values.key_words(name))
 
 
 def _derivable(number: float, written: list[tuple[set[float], values.Quantity]]) -> bool:
@@ -806,9 +809,7 @@ def _unsourced_label(
     return True
 
 
-# the words of an argument's name, or of its description, that make it a sum of money (not a
-# total or a sum of anything: "total_outcomes" of a deck of cards is general knowledge)
-MONEY_NAME_WORDS = ("amount", "price", "cost", "fee", "money", "budget", "betrag", "importe")
+# the words of an argument's description that make it a sum of money
 MONEY_DESCRIPTION_RE = re.compile(
     r"\bcents?\b|minor units?|\bprice\b|\bcurrency\b|\bmonetary\b", re.IGNORECASE
 )
@@ -825,7 +826,7 @@ def _unsourced_amount(
     make by one step of arithmetic (a total, a share, a difference, a split): invented. Zero
     and a declared default are the tool's own."""
     number = _number(value)
-    money = any(w.lower().startswith(MONEY_NAME_WORDS) for w in values.key_words(path))
+    money = _names_amount(path, MONEY_NAME_WORDS)
     money = money or bool(MONEY_DESCRIPTION_RE.search(str(node.get("description") or "")))
     if number is None or number == 0 or not money or "default" in node:
         return False

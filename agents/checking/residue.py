@@ -65,6 +65,7 @@ from typing import Any
 
 import agents.checking.answer_framing as answer_framing
 import agents.checking.enum_words as enum_words
+import agents.checking.run_clock as run_clock
 from agents.checking.restatement_words import GLOSSARY
 from stages.common import values
 
@@ -102,14 +103,10 @@ RESTRICTIVE = _words(
     "seulement uniquement seul seule seuls seules solo sola solamente unicamente "
     "soltanto unicamente apenas somente so"
 )
-# words for days relative to today, besides the weekday and month names of `values`
-RELATIVE_DAYS = _words(
-    "today tonight tomorrow yesterday weekend "
-    "hoy ayer manana anoche pasado "
-    "aujourd hui demain hier ce soir veille lendemain "
-    "heute gestern morgen vorgestern ubermorgen abend "
-    "oggi ieri domani stasera stamattina dopodomani "
-    "hoje ontem amanha anteontem"
+# words for days relative to today, besides the weekday and month names of `values`: the run
+# clock's, and those that name a part of a day or a day beside another
+RELATIVE_DAYS = run_clock.DAY_WORDS | _words(
+    "weekend anoche pasado aujourd hui soir veille lendemain abend stamattina"
 )
 NUMBER_WORDS = _words(
     "zero one two three four five six seven eight nine ten eleven twelve twenty thirty "

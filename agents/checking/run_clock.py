@@ -59,6 +59,10 @@ _DAY_WORDS = (
 DAY_WORD_RE = [
     (shift, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for shift, words in _DAY_WORDS
 ]
+# the one-word ones ("hoje", "gestern"): a word of a claim that names a day
+DAY_WORDS = frozenset(
+    phrase for _, words in _DAY_WORDS for phrase in words.split("|") if re.fullmatch(r"\w+", phrase)
+)
 NEXT_RE = re.compile(
     r"\b(?:next|nachsten?|kommenden?|prochain|proxim[oa]|prossim[oa]|que vem)\s*$", re.IGNORECASE
 )
