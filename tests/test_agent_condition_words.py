@@ -136,7 +136,7 @@ def test_an_outcome_the_result_does_not_hold_is_not_a_plain_word(word):
     assert other["action"] != "emit"
 
 
-def _stock_run(stock: int, answer: str) -> dict:
+def _stock_run(stock: int | str, answer: str) -> dict:
     result = {"sku": "SKU-1", "name": "Blue Mug", "price": 12.5, "stock": stock}
     return _one_call_run("get_product", {"sku": "SKU-1"}, result, answer, "Is SKU-1 available?")
 
@@ -154,3 +154,9 @@ def test_a_key_whose_value_is_nothing_is_not_restated_without_its_value():
         check_run(_stock_run(0, "The Blue Mug (SKU-1) costs $12.50; 0 in stock."), CONFIG)["action"]
         == "emit"
     )
+
+
+def test_a_zero_written_as_a_string_is_nothing_too():
+    said = "The Blue Mug (SKU-1) costs $12.50 and is in stock."
+    assert check_run(_stock_run("0", said), CONFIG)["action"] != "emit"
+    assert check_run(_stock_run("14", said), CONFIG)["action"] == "emit"

@@ -234,6 +234,12 @@ def run_leaves(run: AgentRun, evidence_calls: set[str | None]) -> list[Leaf]:
     return derived_leaves.zoned(found, derived_leaves.zones_of(run.user_texts, run.answer))
 
 
+def _zero(value: Any) -> bool:
+    """0, as a number or as a number written in a string ("0", "0.00")."""
+    number = values.number_of(value) if isinstance(value, int | float | str) else None
+    return number == 0 and (not isinstance(value, str) or bool(re.fullmatch(r"[\d.,\s]+", value)))
+
+
 def _covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e in spans)
 
@@ -574,7 +580,7 @@ def check_claim(
         for leaf in leaves_ + nulls
         if not leaf.derived
         and not isinstance(leaf.value, bool)
-        and (leaf.value is None or leaf.value == 0 or leaf.value == "")
+        and (leaf.value is None or leaf.value == "" or _zero(leaf.value))
         and leaf.anchor() not in said_of
         and _parent(leaf.anchor()) in parents  # in a record the claim is about
         and _key_mentioned(leaf, claim_stems)
